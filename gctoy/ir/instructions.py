@@ -1,0 +1,581 @@
+"""Instructions of the IR subset, one class per LLVM instruction family.
+
+Every instruction is a :class:`~gctoy.ir.values.Value` (its result), knows its
+``parent`` block, lists its ``operands`` and can swap one operand for another
+(``replace_uses_of``), which is all the passes need to rewrite uses.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .types import (
+    I1,
+    TOKEN,
+    VOID,
+    ArrayType,
+    FunctionType,
+    IntType,
+    NamedStructType,
+    PointerType,
+    StructType,
+    Type,
+    VectorType,
+)
+from .values import Attribute, BasicBlock, ConstantInt, Value, find_string_attr
+
+BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
+CAST_OPS = ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext")
+ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
+
+
+def _swap(items: list, old, new) -> int:
+    n = 0
+    for i, v in enumerate(items):
+        if v is old:
+            items[i] = new
+            n += 1
+    return n
+
+
+class Instruction(Value):
+    """Base class: a value computed by one instruction in a block."""
+
+    opcode: str = "?"
+    is_terminator = False
+
+    def __init__(self, type: Type, name: str | None = None):
+        self.type = type
+        self.name = name
+        self.parent: BasicBlock | None = None
+        #: ``!kind !N`` attachments as (kind, reference text) pairs.
+        self.metadata: list[tuple[str, str]] = []
+        #: (line, column) in the source file, when parsed.
+        self.loc: tuple[int, int] | None = None
+
+    @property
+    def operands(self) -> list[Value]:
+        """Every value this instruction uses, blocks included."""
+        return []
+
+    def replace_uses_of(self, old: Value, new: Value) -> int:
+        """Replace operand ``old`` by ``new``; returns how many uses changed."""
+        return 0
+
+    @property
+    def successors(self) -> list[BasicBlock]:
+        """Successor blocks (terminators only)."""
+        return []
+
+    @property
+    def function(self):
+        """The function this instruction belongs to."""
+        return self.parent.parent if self.parent is not None else None
+
+    def erase(self) -> None:
+        """Remove this instruction from its block."""
+        if self.parent is not None:
+            self.parent.instructions.remove(self)
+            self.parent = None
+
+
+class _Simple(Instruction):
+    """An instruction whose operands sit in ``self.ops``."""
+
+    ops: list[Value]
+
+    @property
+    def operands(self) -> list[Value]:
+        return list(self.ops)
+
+    def replace_uses_of(self, old: Value, new: Value) -> int:
+        return _swap(self.ops, old, new)
+
+
+class Alloca(_Simple):
+    """``alloca T[, iN count][, align A][, addrspace(N)]``."""
+
+    opcode = "alloca"
+
+    def __init__(self, allocated_type: Type, count: Value | None = None, align: int | None = None,
+                 addrspace: int = 0, name: str | None = None):
+        super().__init__(PointerType(allocated_type, addrspace), name)
+        self.allocated_type = allocated_type
+        self.ops = [count] if count is not None else []
+        self.align = align
+        self.addrspace = addrspace
+
+    @property
+    def count(self) -> Value | None:
+        """The element count operand, if given."""
+        return self.ops[0] if self.ops else None
+
+
+class Load(_Simple):
+    """``load [volatile] T, T* %p[, align A]``."""
+
+    opcode = "load"
+
+    def __init__(self, type: Type, pointer: Value, align: int | None = None, volatile: bool = False,
+                 name: str | None = None):
+        super().__init__(type, name)
+        self.ops = [pointer]
+        self.align = align
+        self.volatile = volatile
+
+    @property
+    def pointer(self) -> Value:
+        """The address loaded from."""
+        return self.ops[0]
+
+
+class Store(_Simple):
+    """``store [volatile] T %v, T* %p[, align A]``."""
+
+    opcode = "store"
+
+    def __init__(self, value: Value, pointer: Value, align: int | None = None, volatile: bool = False):
+        super().__init__(VOID, None)
+        self.ops = [value, pointer]
+        self.align = align
+        self.volatile = volatile
+
+    @property
+    def value(self) -> Value:
+        """The value stored."""
+        return self.ops[0]
+
+    @property
+    def pointer(self) -> Value:
+        """The address stored to."""
+        return self.ops[1]
+
+
+def indexed_type(source: Type, indices: list[Value]) -> Type:
+    """The type a GEP with these indices (after the first) points at."""
+    ty = source
+    for idx in indices[1:]:
+        if isinstance(ty, NamedStructType):
+            ty = StructType(ty.elements)
+        if isinstance(ty, StructType):
+            if not isinstance(idx, ConstantInt) or not 0 <= idx.value < len(ty.elements):
+                raise ValueError("invalid struct index in getelementptr")
+            ty = ty.elements[idx.value]
+        elif isinstance(ty, (ArrayType, VectorType)):
+            ty = ty.element
+        else:
+            raise ValueError(f"getelementptr cannot index into {ty}")
+    return ty
+
+
+class GetElementPtr(_Simple):
+    """``getelementptr [inbounds] T, T* %p, idx...``: address arithmetic, no memory access."""
+
+    opcode = "getelementptr"
+
+    def __init__(self, source_type: Type, pointer: Value, indices: list[Value], inbounds: bool = False,
+                 name: str | None = None, opaque: bool = False):
+        ptr_ty = pointer.type
+        assert isinstance(ptr_ty, PointerType), ptr_ty
+        result = indexed_type(source_type, indices)
+        rtype = PointerType(None if opaque or ptr_ty.is_opaque else result, ptr_ty.addrspace)
+        super().__init__(rtype, name)
+        self.source_type = source_type
+        self.ops = [pointer, *indices]
+        self.inbounds = inbounds
+
+    @property
+    def pointer(self) -> Value:
+        """The base address."""
+        return self.ops[0]
+
+    @property
+    def indices(self) -> list[Value]:
+        """The index operands."""
+        return self.ops[1:]
+
+
+class Cast(_Simple):
+    """``bitcast``/``addrspacecast``/``ptrtoint``/``inttoptr``/``trunc``/``zext``/``sext``."""
+
+    def __init__(self, opcode: str, value: Value, to_type: Type, name: str | None = None):
+        assert opcode in CAST_OPS, opcode
+        super().__init__(to_type, name)
+        self.opcode = opcode
+        self.ops = [value]
+
+    @property
+    def value(self) -> Value:
+        """The value converted."""
+        return self.ops[0]
+
+
+class BinaryOp(_Simple):
+    """Integer arithmetic: ``add nsw i64 %a, %b`` and friends."""
+
+    def __init__(self, opcode: str, lhs: Value, rhs: Value, flags: tuple[str, ...] = (), name: str | None = None):
+        assert opcode in BINARY_OPS, opcode
+        super().__init__(lhs.type, name)
+        self.opcode = opcode
+        self.ops = [lhs, rhs]
+        self.flags = tuple(flags)
+
+
+class ICmp(_Simple):
+    """``icmp <pred> T %a, %b``."""
+
+    opcode = "icmp"
+
+    def __init__(self, predicate: str, lhs: Value, rhs: Value, name: str | None = None):
+        assert predicate in ICMP_PREDICATES, predicate
+        rtype = VectorType(lhs.type.count, I1) if isinstance(lhs.type, VectorType) else I1
+        super().__init__(rtype, name)
+        self.predicate = predicate
+        self.ops = [lhs, rhs]
+
+
+class Select(_Simple):
+    """``select i1 %c, T %a, T %b``."""
+
+    opcode = "select"
+
+    def __init__(self, cond: Value, true_value: Value, false_value: Value, name: str | None = None):
+        super().__init__(true_value.type, name)
+        self.ops = [cond, true_value, false_value]
+
+    @property
+    def condition(self) -> Value:
+        """The i1 selector."""
+        return self.ops[0]
+
+    @property
+    def true_value(self) -> Value:
+        """Chosen when the condition is true."""
+        return self.ops[1]
+
+    @property
+    def false_value(self) -> Value:
+        """Chosen when the condition is false."""
+        return self.ops[2]
+
+
+class Phi(Instruction):
+    """``phi T [ %v, %pred ], ...``."""
+
+    opcode = "phi"
+
+    def __init__(self, type: Type, incoming: list[tuple[Value, BasicBlock]] | None = None, name: str | None = None):
+        super().__init__(type, name)
+        self.incoming: list[tuple[Value, BasicBlock]] = list(incoming or [])
+
+    @property
+    def operands(self) -> list[Value]:
+        out: list[Value] = []
+        for v, b in self.incoming:
+            out += [v, b]
+        return out
+
+    def replace_uses_of(self, old: Value, new: Value) -> int:
+        n = 0
+        for i, (v, b) in enumerate(self.incoming):
+            if v is old or b is old:
+                self.incoming[i] = (new if v is old else v, new if b is old else b)  # type: ignore[assignment]
+                n += (v is old) + (b is old)
+        return n
+
+    def add_incoming(self, value: Value, block: BasicBlock) -> None:
+        """Add a ``[value, block]`` pair."""
+        self.incoming.append((value, block))
+
+    def value_for(self, block: BasicBlock) -> Value:
+        """The incoming value from ``block``."""
+        for v, b in self.incoming:
+            if b is block:
+                return v
+        raise KeyError(block)
+
+
+class Br(_Simple):
+    """``br label %d`` or ``br i1 %c, label %t, label %f``."""
+
+    opcode = "br"
+    is_terminator = True
+
+    def __init__(self, target: BasicBlock, cond: Value | None = None, false_target: BasicBlock | None = None):
+        super().__init__(VOID, None)
+        self.ops = [target] if cond is None else [cond, target, false_target]  # type: ignore[list-item]
+
+    @property
+    def is_conditional(self) -> bool:
+        """True for the two-way form."""
+        return len(self.ops) == 3
+
+    @property
+    def condition(self) -> Value | None:
+        """The i1 condition of a conditional branch."""
+        return self.ops[0] if self.is_conditional else None
+
+    @property
+    def successors(self) -> list[BasicBlock]:
+        return [b for b in self.ops if isinstance(b, BasicBlock)]
+
+
+class Switch(Instruction):
+    """``switch T %v, label %default [ T c, label %b ... ]``."""
+
+    opcode = "switch"
+    is_terminator = True
+
+    def __init__(self, value: Value, default: BasicBlock, cases: list[tuple[ConstantInt, BasicBlock]] | None = None):
+        super().__init__(VOID, None)
+        self.value = value
+        self.default = default
+        self.cases = list(cases or [])
+
+    @property
+    def operands(self) -> list[Value]:
+        out: list[Value] = [self.value, self.default]
+        for c, b in self.cases:
+            out += [c, b]
+        return out
+
+    def replace_uses_of(self, old: Value, new: Value) -> int:
+        n = 0
+        if self.value is old:
+            self.value, n = new, n + 1
+        if self.default is old:
+            self.default, n = new, n + 1  # type: ignore[assignment]
+        for i, (c, b) in enumerate(self.cases):
+            if b is old:
+                self.cases[i] = (c, new)  # type: ignore[assignment]
+                n += 1
+        return n
+
+    @property
+    def successors(self) -> list[BasicBlock]:
+        return [self.default] + [b for _, b in self.cases]
+
+
+class Ret(_Simple):
+    """``ret void`` or ``ret T %v``."""
+
+    opcode = "ret"
+    is_terminator = True
+
+    def __init__(self, value: Value | None = None):
+        super().__init__(VOID, None)
+        self.ops = [value] if value is not None else []
+
+    @property
+    def value(self) -> Value | None:
+        """The returned value."""
+        return self.ops[0] if self.ops else None
+
+
+class Unreachable(_Simple):
+    """``unreachable``."""
+
+    opcode = "unreachable"
+    is_terminator = True
+
+    def __init__(self) -> None:
+        super().__init__(VOID, None)
+        self.ops = []
+
+
+class Resume(_Simple):
+    """``resume T %v``."""
+
+    opcode = "resume"
+    is_terminator = True
+
+    def __init__(self, value: Value):
+        super().__init__(VOID, None)
+        self.ops = [value]
+
+
+class LandingPad(_Simple):
+    """``landingpad T cleanup | catch T c | filter T c``."""
+
+    opcode = "landingpad"
+
+    def __init__(self, type: Type, cleanup: bool = False, clauses: list[tuple[str, Value]] | None = None,
+                 name: str | None = None):
+        super().__init__(type, name)
+        self.cleanup = cleanup
+        self.clause_kinds = [k for k, _ in clauses or []]
+        self.ops = [v for _, v in clauses or []]
+
+    @property
+    def clauses(self) -> list[tuple[str, Value]]:
+        """``("catch"|"filter", value)`` pairs."""
+        return list(zip(self.clause_kinds, self.ops))
+
+
+class ExtractValue(_Simple):
+    """``extractvalue T %agg, i, j...``."""
+
+    opcode = "extractvalue"
+
+    def __init__(self, aggregate: Value, indices: tuple[int, ...], type: Type, name: str | None = None):
+        super().__init__(type, name)
+        self.ops = [aggregate]
+        self.indices = tuple(indices)
+
+
+class InsertValue(_Simple):
+    """``insertvalue T %agg, U %v, i, j...``."""
+
+    opcode = "insertvalue"
+
+    def __init__(self, aggregate: Value, value: Value, indices: tuple[int, ...], name: str | None = None):
+        super().__init__(aggregate.type, name)
+        self.ops = [aggregate, value]
+        self.indices = tuple(indices)
+
+
+def aggregate_member(ty: Type, indices: tuple[int, ...]) -> Type:
+    """The member type reached by ``extractvalue`` indices."""
+    for i in indices:
+        if isinstance(ty, NamedStructType):
+            ty = StructType(ty.elements)
+        if isinstance(ty, StructType):
+            if not 0 <= i < len(ty.elements):
+                raise ValueError(f"extractvalue index {i} out of range")
+            ty = ty.elements[i]
+        elif isinstance(ty, ArrayType):
+            if not 0 <= i < ty.count:
+                raise ValueError(f"extractvalue index {i} out of range")
+            ty = ty.element
+        else:
+            raise ValueError(f"extractvalue cannot index into {ty}")
+    return ty
+
+
+@dataclass
+class OperandBundle:
+    """``"tag"(T %v, ...)`` attached to a call or invoke (``deopt``, ``gc-live``, ``gc-transition``)."""
+
+    tag: str
+    inputs: list[Value]
+
+
+class CallBase(Instruction):
+    """What ``call`` and ``invoke`` share: callee, arguments, attributes, bundles."""
+
+    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], *,
+                 arg_attrs: list[tuple[Attribute, ...]] | None = None,
+                 ret_attrs: tuple[Attribute, ...] = (), fn_attrs: tuple[Attribute, ...] = (),
+                 cc: str | None = None, bundles: list[OperandBundle] | None = None,
+                 name: str | None = None):
+        super().__init__(ftype.ret, name)
+        self.ftype = ftype
+        self.callee = callee
+        self.args = list(args)
+        self.arg_attrs = list(arg_attrs) if arg_attrs is not None else [() for _ in args]
+        self.ret_attrs = tuple(ret_attrs)
+        self.fn_attrs = tuple(fn_attrs)
+        self.cc = cc
+        self.bundles = list(bundles or [])
+        #: Set when the source spelled the callee type as a pointer (``call void ()* @f()``),
+        #: the syntax of LLVM before 3.7.
+        self.legacy_pointer_syntax = False
+
+    @property
+    def callee_name(self) -> str | None:
+        """The name of a directly called function, else None."""
+        from .values import Function
+
+        return self.callee.name if isinstance(self.callee, Function) else None
+
+    @property
+    def called_function(self):
+        """The directly called :class:`Function`, else None."""
+        from .values import Function
+
+        return self.callee if isinstance(self.callee, Function) else None
+
+    def bundle(self, tag: str) -> OperandBundle | None:
+        """The operand bundle with this tag, if any."""
+        for b in self.bundles:
+            if b.tag == tag:
+                return b
+        return None
+
+    def string_attr(self, key: str) -> str | None:
+        """A string attribute of the call site (``"statepoint-id"``), looking through groups."""
+        from .module import resolve_attrs
+
+        fn = self.function
+        mod = getattr(fn, "module", None) if fn is not None else None
+        return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)
+
+    def _callish_operands(self) -> list[Value]:
+        out: list[Value] = [self.callee, *self.args]
+        for b in self.bundles:
+            out += b.inputs
+        return out
+
+    def _callish_replace(self, old: Value, new: Value) -> int:
+        n = 0
+        if self.callee is old:
+            self.callee, n = new, 1
+        n += _swap(self.args, old, new)
+        for b in self.bundles:
+            n += _swap(b.inputs, old, new)
+        return n
+
+
+class Call(CallBase):
+    """``[tail] call [cc] T @f(args) [bundles]``."""
+
+    opcode = "call"
+
+    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], *, tail: str | None = None, **kw):
+        super().__init__(ftype, callee, args, **kw)
+        self.tail = tail  # None | "tail" | "musttail" | "notail"
+
+    @property
+    def operands(self) -> list[Value]:
+        return self._callish_operands()
+
+    def replace_uses_of(self, old: Value, new: Value) -> int:
+        return self._callish_replace(old, new)
+
+
+class Invoke(CallBase):
+    """``invoke T @f(args) to label %normal unwind label %unwind``."""
+
+    opcode = "invoke"
+    is_terminator = True
+
+    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], normal: BasicBlock,
+                 unwind: BasicBlock, **kw):
+        super().__init__(ftype, callee, args, **kw)
+        self.normal = normal
+        self.unwind = unwind
+
+    @property
+    def operands(self) -> list[Value]:
+        return self._callish_operands() + [self.normal, self.unwind]
+
+    def replace_uses_of(self, old: Value, new: Value) -> int:
+        n = self._callish_replace(old, new)
+        if self.normal is old:
+            self.normal, n = new, n + 1  # type: ignore[assignment]
+        if self.unwind is old:
+            self.unwind, n = new, n + 1  # type: ignore[assignment]
+        return n
+
+    @property
+    def successors(self) -> list[BasicBlock]:
+        return [self.normal, self.unwind]
+
+
+def is_token_type(ty: Type) -> bool:
+    """True for ``token``."""
+    return ty == TOKEN
+
+
+def int_width(ty: Type) -> int | None:
+    """Bit width of an integer type, else None."""
+    return ty.bits if isinstance(ty, IntType) else None

@@ -1,0 +1,62 @@
+"""Names of the GC intrinsics and their mangling in typed and opaque IR."""
+from __future__ import annotations
+
+from .types import FunctionType, PointerType, Type, erase_pointees, mangle
+
+STATEPOINT = "llvm.experimental.gc.statepoint"
+RELOCATE = "llvm.experimental.gc.relocate"
+RESULT = "llvm.experimental.gc.result"
+GC_INTRINSIC_PREFIXES = (STATEPOINT, RELOCATE, RESULT)
+
+#: ``StatepointDirectives::DefaultStatepointID`` (0xABCDEF00).
+DEFAULT_STATEPOINT_ID = 2882400000
+
+
+def base_name(name: str | None) -> str | None:
+    """``llvm.experimental.gc.relocate.p1i8`` -> ``llvm.experimental.gc.relocate`` (None if not ours)."""
+    if name is None:
+        return None
+    for prefix in GC_INTRINSIC_PREFIXES:
+        if name == prefix or name.startswith(prefix + "."):
+            return prefix
+    return None
+
+
+def is_statepoint_name(name: str | None) -> bool:
+    """True for ``llvm.experimental.gc.statepoint.*``."""
+    return base_name(name) == STATEPOINT
+
+
+def is_relocate_name(name: str | None) -> bool:
+    """True for ``llvm.experimental.gc.relocate.*``."""
+    return base_name(name) == RELOCATE
+
+
+def is_result_name(name: str | None) -> bool:
+    """True for ``llvm.experimental.gc.result.*``."""
+    return base_name(name) == RESULT
+
+
+def intrinsic_name(name: str, ftype: FunctionType, opaque: bool) -> str:
+    """The name an intrinsic declaration must carry for its type, in typed or opaque IR.
+
+    ``gc.statepoint`` is overloaded on the callee pointer type (param 2, or 0 in
+    the oldest form), ``gc.relocate`` and ``gc.result`` on their result type.
+    """
+    base = base_name(name)
+    if base is None:
+        return name
+    if base == STATEPOINT:
+        callee_ty = _statepoint_callee_param(ftype)
+        if callee_ty is None:
+            return name
+        return f"{base}.{mangle(erase_pointees(callee_ty) if opaque else callee_ty)}"
+    ret: Type = ftype.ret
+    return f"{base}.{mangle(erase_pointees(ret) if opaque else ret)}"
+
+
+def _statepoint_callee_param(ftype: FunctionType) -> Type | None:
+    for p in ftype.params[:3]:
+        if isinstance(p, PointerType):
+            return p
+    return None

@@ -1,0 +1,50 @@
+"""Keyword sets of LLVM's textual IR that the parser and printer share."""
+
+LINKAGES = frozenset({
+    "private", "internal", "available_externally", "linkonce", "weak", "common", "appending",
+    "extern_weak", "linkonce_odr", "weak_odr", "external",
+})
+
+# Words that may precede a global's or function's type, printed in source order.
+GLOBAL_QUALIFIERS = frozenset({
+    "dso_local", "dso_preemptable", "default", "hidden", "protected", "dllimport", "dllexport",
+    "unnamed_addr", "local_unnamed_addr", "externally_initialized",
+})
+
+CALLING_CONVENTIONS = frozenset({
+    "ccc", "fastcc", "coldcc", "webkit_jscc", "anyregcc", "preserve_mostcc", "preserve_allcc",
+    "cxx_fast_tlscc", "swiftcc", "swifttailcc", "tailcc", "cfguard_checkcc", "ghccc",
+    "x86_stdcallcc", "x86_fastcallcc", "x86_thiscallcc", "x86_vectorcallcc", "x86_regcallcc",
+    "x86_64_sysvcc", "win64cc", "intel_ocl_bicc",
+})
+
+# Attributes written as a bare word.
+PLAIN_ATTRIBUTES = frozenset({
+    "alwaysinline", "argmemonly", "builtin", "cold", "convergent", "disable_sanitizer_instrumentation",
+    "hot", "immarg", "inaccessiblememonly", "inaccessiblemem_or_argmemonly", "inlinehint", "inreg",
+    "jumptable", "minsize", "mustprogress", "naked", "nest", "noalias", "nobuiltin", "nocallback",
+    "nocapture", "nocf_check", "noduplicate", "nofree", "noimplicitfloat", "noinline", "nomerge",
+    "nonlazybind", "nonnull", "noprofile", "norecurse", "noredzone", "noreturn", "nosync", "noundef",
+    "nounwind", "nosanitize_coverage", "null_pointer_is_valid", "optforfuzzing", "optnone", "optsize",
+    "readnone", "readonly", "returned", "returns_twice", "safestack", "sanitize_address",
+    "sanitize_hwaddress", "sanitize_memory", "sanitize_memtag", "sanitize_thread", "shadowcallstack",
+    "signext", "speculatable", "speculative_load_hardening", "ssp", "sspreq", "sspstrong",
+    "strictfp", "swiftasync", "swifterror", "swiftself", "uwtable", "willreturn", "writeonly",
+    "zeroext", "nocallback", "allocptr", "presplitcoroutine",
+})
+
+# Attributes written as ``kind(value)``; the value is an integer or a type.
+PAREN_ATTRIBUTES = frozenset({
+    "dereferenceable", "dereferenceable_or_null", "allocsize", "alignstack", "vscale_range",
+    "byval", "byref", "sret", "inalloca", "preallocated", "elementtype", "uwtable", "align",
+})
+TYPE_ATTRIBUTES = frozenset({"byval", "byref", "sret", "inalloca", "preallocated", "elementtype"})
+
+# Words that start a constant value (so they are not attributes).
+VALUE_WORDS = frozenset({
+    "null", "undef", "poison", "zeroinitializer", "none", "true", "false",
+    "bitcast", "addrspacecast", "ptrtoint", "inttoptr", "getelementptr",
+})
+
+TAIL_KINDS = frozenset({"tail", "musttail", "notail"})
+WRAP_FLAGS = frozenset({"nsw", "nuw", "exact"})

@@ -1,0 +1,103 @@
+"""The module: named types, globals, functions, attribute groups, metadata."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from .types import FunctionType, NamedStructType, StructBody
+from .values import (
+    Attribute,
+    AttributeGroup,
+    Function,
+    GlobalVariable,
+    MetadataDef,
+    ModuleHeader,
+    NamedType,
+)
+
+
+class Module:
+    """A translation unit: what one ``.ll`` file holds."""
+
+    def __init__(self) -> None:
+        self.header = ModuleHeader()
+        self.types: dict[str, NamedType] = {}
+        self.globals: list[GlobalVariable] = []
+        self.functions: list[Function] = []
+        self.attribute_groups: dict[str, AttributeGroup] = {}
+        self.metadata: list[MetadataDef] = []
+        #: Notes left by the parser (e.g. declarations it added), one string each.
+        self.notes: list[str] = []
+
+    # -- lookup -----------------------------------------------------------
+    def get_function(self, name: str) -> Function | None:
+        """The function called ``name`` (without ``@``), or None."""
+        for f in self.functions:
+            if f.name == name:
+                return f
+        return None
+
+    def get_global(self, name: str) -> GlobalVariable | None:
+        """The global variable called ``name``, or None."""
+        for g in self.globals:
+            if g.name == name:
+                return g
+        return None
+
+    def named_type(self, name: str) -> NamedStructType:
+        """A reference to ``%name``, creating an opaque body if it is new."""
+        if name not in self.types:
+            self.types[name] = NamedType(name, StructBody(None))
+        return self.types[name].ref
+
+    def definitions(self) -> Iterator[Function]:
+        """Functions that have a body."""
+        return (f for f in self.functions if not f.is_declaration)
+
+    # -- building ---------------------------------------------------------
+    def add_function(self, fn: Function) -> Function:
+        """Add a function (its name must be new)."""
+        if self.get_function(fn.name) is not None or self.get_global(fn.name) is not None:
+            raise ValueError(f"redefinition of '@{fn.name}'")
+        fn.module = self
+        self.functions.append(fn)
+        return fn
+
+    def add_global(self, gv: GlobalVariable) -> GlobalVariable:
+        """Add a global variable (its name must be new)."""
+        if self.get_function(gv.name) is not None or self.get_global(gv.name) is not None:
+            raise ValueError(f"redefinition of '@{gv.name}'")
+        gv.module = self
+        self.globals.append(gv)
+        return gv
+
+    def get_or_declare(self, name: str, ftype: FunctionType, **kw) -> Function:
+        """The function ``name``, declared with ``ftype`` if it does not exist yet."""
+        fn = self.get_function(name)
+        if fn is None:
+            fn = self.add_function(Function(name, ftype, **kw))
+        return fn
+
+    def __str__(self) -> str:
+        from .printer import print_module
+
+        return print_module(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Module):
+            return NotImplemented
+        from .compare import module_key
+
+        return module_key(self) == module_key(other)
+
+    __hash__ = object.__hash__
+
+
+def resolve_attrs(attrs: tuple[Attribute, ...], module: Module | None) -> tuple[Attribute, ...]:
+    """Expand ``#N`` group references into the group's attributes."""
+    out: list[Attribute] = []
+    for a in attrs:
+        if a.style == "group" and module is not None and a.kind in module.attribute_groups:
+            out.extend(module.attribute_groups[a.kind].attrs)
+        else:
+            out.append(a)
+    return tuple(out)

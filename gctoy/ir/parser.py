@@ -1,0 +1,1398 @@
+"""Recursive-descent parser for the LLVM IR subset (typed and opaque pointers).
+
+``parse_module(text)`` returns a :class:`~gctoy.ir.module.Module` or raises
+:class:`~gctoy.errors.IRParseError` with file, line and column.  Values may be
+used before they are defined (phis, block order); such uses are resolved when
+the function ends, and a name that never gets defined is reported at its
+first use, as LLVM does.
+"""
+from __future__ import annotations
+
+from ..errors import IRParseError
+from . import instructions as I
+from .keywords import (
+    CALLING_CONVENTIONS,
+    GLOBAL_QUALIFIERS,
+    LINKAGES,
+    PAREN_ATTRIBUTES,
+    PLAIN_ATTRIBUTES,
+    TAIL_KINDS,
+    TYPE_ATTRIBUTES,
+    VALUE_WORDS,
+    WRAP_FLAGS,
+)
+from .lexer import SourceText, tokenize
+from .module import Module
+from .names import unescape
+from .types import (
+    LABEL,
+    METADATA,
+    TOKEN,
+    VOID,
+    ArrayType,
+    FloatType,
+    FunctionType,
+    IntType,
+    NamedStructType,
+    PointerType,
+    StructBody,
+    StructType,
+    Type,
+    VectorType,
+)
+from .values import (
+    Argument,
+    Attribute,
+    AttributeGroup,
+    BasicBlock,
+    Constant,
+    ConstantAggregate,
+    ConstantExpr,
+    ConstantFloat,
+    ConstantInt,
+    ConstantNull,
+    ConstantString,
+    Function,
+    GlobalValue,
+    GlobalVariable,
+    MetadataDef,
+    MetadataOperand,
+    Poison,
+    TokenNone,
+    Undef,
+    Value,
+    ZeroInitializer,
+)
+
+_FLOAT_KINDS = {"half", "float", "double"}
+
+
+class _ForwardLocal(Value):
+    """A local used before its definition; replaced when the function ends."""
+
+    def __init__(self, name: str, type: Type, offset: int):
+        self.name = name
+        self.type = type
+        self.offset = offset
+
+
+class _PendingGlobal(GlobalValue):
+    """A global used before its definition; becomes the real object in place."""
+
+    def __init__(self, name: str, type: Type, offset: int):
+        self.name = name
+        self.type = type
+        self.offset = offset
+
+
+def parse_module(text: str, filename: str = "<input>", *, implicit_declarations: bool = False,
+                 fix_numbering: bool = False) -> Module:
+    """Parse LLVM IR text into a Module.
+
+    ``implicit_declarations`` declares functions and globals that are used but
+    never defined (the seeds' fragments call ``@foo`` without declaring it);
+    ``fix_numbering`` accepts ``%N`` names out of sequence and renumbers them.
+    Both leave a note in ``module.notes`` for each thing they did.
+    """
+    return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+
+
+def parse_type(text: str) -> Type:
+    """Parse a type on its own (``"i8 addrspace(1)*"``)."""
+    p = _Parser(text, "<type>", False, False)
+    ty = p.type_()
+    p.expect_kind("EOF")
+    return ty
+
+
+class _Parser:
+    def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool):
+        self.src = SourceText(text, filename)
+        self.toks, self.comments = tokenize(self.src)
+        self.i = 0
+        self.ci = 0
+        self.module = Module()
+        self.implicit = implicit_declarations
+        self.fix_numbering = fix_numbering
+        self.pending: dict[str, _PendingGlobal] = {}
+        self.first_use: dict[str, int] = {}
+        self.defined_types: set[str] = set()
+        # per-function state
+        self.locals: dict[str, Value] = {}
+        self.forward: dict[str, _ForwardLocal] = {}
+        self.blocks: dict[str, BasicBlock] = {}
+        self.block_first_ref: dict[str, int] = {}
+        self.slot = 0
+        self._fixups: list[tuple[_ForwardLocal, Value]] = []
+        self.opaque = self._pointer_style()
+
+    def _pointer_style(self) -> bool:
+        """True if the text spells pointers as ``ptr``; mixing both spellings is an error."""
+        first_ptr = first_star = None
+        for tok in self.toks:
+            if tok[0] == "WORD" and tok[1] == "ptr" and first_ptr is None:
+                first_ptr = tok
+            elif tok[0] == "PUNCT" and tok[1] == "*" and first_star is None:
+                first_star = tok
+        if first_ptr is not None and first_star is not None:
+            later = max(first_ptr, first_star, key=lambda t: t[2])
+            raise self.src.error(later[2], "typed pointers ('T*') and opaque pointers ('ptr') cannot be "
+                                 "mixed in one module")
+        return first_ptr is not None
+
+    # -- token helpers ------------------------------------------------------
+    def peek(self, k: int = 0):
+        return self.toks[self.i + k]
+
+    def next(self):
+        tok = self.toks[self.i]
+        self.i += 1
+        return tok
+
+    def at(self, text: str) -> bool:
+        tok = self.toks[self.i]
+        return tok[1] == text and tok[0] in ("WORD", "PUNCT", "INTTYPE", "ELLIPSIS")
+
+    def accept(self, text: str) -> bool:
+        if self.at(text):
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, text: str, what: str | None = None):
+        if not self.at(text):
+            raise self.err(f"expected '{text}'" + (f" {what}" if what else ""))
+        return self.next()
+
+    def expect_kind(self, kind: str, what: str | None = None):
+        tok = self.peek()
+        if tok[0] != kind:
+            raise self.err(f"expected {what or kind.lower()}")
+        return self.next()
+
+    def err(self, message: str, offset: int | None = None) -> IRParseError:
+        if offset is None:
+            offset = self.peek()[2]
+        return self.src.error(offset, message)
+
+    def int_literal(self, what: str = "integer") -> int:
+        tok = self.peek()
+        if tok[0] != "INT":
+            raise self.err(f"expected {what}")
+        self.i += 1
+        return int(tok[1])
+
+    def string(self) -> str:
+        tok = self.expect_kind("STRING", "string constant")
+        return unescape(tok[1][1:-1]).decode("utf-8", "surrogateescape")
+
+    # -- comments -------------------------------------------------------------
+    def leading_comments(self, offset: int) -> list[str]:
+        out = []
+        while self.ci < len(self.comments) and self.comments[self.ci][1] < offset:
+            out.append(self.comments[self.ci][0])
+            self.ci += 1
+        return out
+
+    def trailing_comment(self) -> str | None:
+        if self.ci < len(self.comments):
+            text, off, own_line = self.comments[self.ci]
+            if not own_line and off < self.peek()[2]:
+                self.ci += 1
+                return text
+        return None
+
+    # -- module ---------------------------------------------------------------
+    def parse(self) -> Module:
+        m = self.module
+        while self.peek()[0] != "EOF":
+            tok = self.peek()
+            comments = self.leading_comments(tok[2])
+            kind, text = tok[0], tok[1]
+            entity = None
+            if kind == "WORD" and text == "source_filename":
+                self.next()
+                self.expect("=")
+                m.header.source_filename = self.string()
+            elif kind == "WORD" and text == "target":
+                self.next()
+                which = self.expect_kind("WORD", "'datalayout' or 'triple'")[1]
+                self.expect("=")
+                if which == "datalayout":
+                    m.header.datalayout = self.string()
+                elif which == "triple":
+                    m.header.triple = self.string()
+                else:
+                    raise self.err("expected 'datalayout' or 'triple'", tok[2])
+            elif kind == "LOCAL":
+                self.named_type_def()
+            elif kind == "GLOBAL":
+                entity = self.global_var()
+            elif kind == "WORD" and text in ("define", "declare"):
+                entity = self.function()
+            elif kind == "WORD" and text == "attributes":
+                self.attribute_group()
+            elif kind == "METAVAR":
+                self.metadata_def()
+            else:
+                raise self.err(f"expected top-level entity, found '{text}'")
+            if entity is not None:
+                entity.comments_before = comments
+                entity.comment_after = self.trailing_comment()
+            elif comments:
+                m.header.comments.extend(comments)
+        self.leading_comments(len(self.src.text) + 1)
+        self.finish_globals()
+        return m
+
+    def named_type_def(self) -> None:
+        tok = self.next()
+        name = self.local_name(tok)
+        self.expect("=")
+        self.expect("type")
+        if name in self.defined_types:
+            raise self.err(f"redefinition of type named '%{name}'", tok[2])
+        self.defined_types.add(name)
+        ref = self.module.named_type(name)
+        body = ref.body
+        if self.accept("opaque"):
+            body.elements = None
+            return
+        ty = self.type_()
+        if not isinstance(ty, StructType):
+            raise self.err("only struct types can be named in gctoy's IR subset", tok[2])
+        body.elements, body.packed = ty.elements, ty.packed
+
+    def attribute_group(self) -> None:
+        self.next()
+        tok = self.expect_kind("ATTRGRP", "attribute group id '#N'")
+        self.expect("=")
+        self.expect("{")
+        attrs = []
+        while not self.at("}"):
+            a = self.attribute(allow_group=False)
+            if a is None:
+                raise self.err(f"unknown attribute '{self.peek()[1]}'")
+            attrs.append(a)
+        self.expect("}")
+        gid = tok[1][1:]
+        if gid in self.module.attribute_groups:
+            raise self.err(f"redefinition of attribute group #{gid}", tok[2])
+        self.module.attribute_groups[gid] = AttributeGroup(gid, tuple(attrs))
+
+    def metadata_def(self) -> None:
+        tok = self.next()
+        self.expect("=")
+        distinct = self.accept("distinct")
+        start = self.peek()[2]
+        end = self.skip_metadata()
+        self.module.metadata.append(MetadataDef(tok[1][1:], self.src.text[start:end], distinct))
+
+    def skip_metadata(self) -> int:
+        """Skip one metadata value (``!{...}``, ``!0``, ``!"s"``, ``!DIx(...)``); return its end offset."""
+        tok = self.next()
+        if tok[1] == "!" and self.at("{"):
+            return self.skip_balanced("{", "}")
+        if tok[0] == "METAVAR" and self.at("("):
+            return self.skip_balanced("(", ")")
+        if tok[0] in ("METAVAR", "MDSTRING"):
+            return tok[2] + len(tok[1])
+        raise self.err("expected metadata", tok[2])
+
+    def skip_balanced(self, open_: str, close: str) -> int:
+        depth = 0
+        while True:
+            tok = self.next()
+            if tok[0] == "EOF":
+                raise self.err(f"expected '{close}'", tok[2])
+            if tok[1] == open_ and tok[0] == "PUNCT":
+                depth += 1
+            elif tok[1] == close and tok[0] == "PUNCT":
+                depth -= 1
+                if depth == 0:
+                    return tok[2] + 1
+
+    # -- names -----------------------------------------------------------------
+    def local_name(self, tok) -> str:
+        body = tok[1][1:]
+        if body.startswith('"'):
+            return unescape(body[1:-1]).decode("utf-8", "surrogateescape")
+        return body
+
+    global_name = local_name
+
+    # -- types -----------------------------------------------------------------
+    def type_(self) -> Type:
+        tok = self.next()
+        kind, text = tok[0], tok[1]
+        ty: Type
+        if kind == "INTTYPE":
+            bits = int(text[1:])
+            if not 1 <= bits <= (1 << 23):
+                raise self.err("bitwidth for integer type out of range", tok[2])
+            ty = IntType(bits)
+        elif kind == "WORD" and text == "void":
+            ty = VOID
+        elif kind == "WORD" and text in _FLOAT_KINDS:
+            ty = FloatType(text)
+        elif kind == "WORD" and text == "token":
+            ty = TOKEN
+        elif kind == "WORD" and text == "label":
+            ty = LABEL
+        elif kind == "WORD" and text == "metadata":
+            ty = METADATA
+        elif kind == "WORD" and text == "ptr":
+            ty = PointerType(None, self.addrspace())
+        elif kind == "LOCAL":
+            ty = self.module.named_type(self.local_name(tok))
+        elif text == "{":
+            ty = StructType(self.type_list("}"), False)
+        elif text == "<" and self.at("{"):
+            self.next()
+            ty = StructType(self.type_list("}"), True)
+            self.expect(">")
+        elif text == "<":
+            n = self.int_literal("vector length")
+            self.expect("x")
+            ty = VectorType(n, self.type_())
+            self.expect(">")
+        elif text == "[":
+            n = self.int_literal("array length")
+            self.expect("x")
+            ty = ArrayType(n, self.type_())
+            self.expect("]")
+        else:
+            raise self.err(f"expected type, found '{text}'" if text else "expected type", tok[2])
+        # suffixes: pointers and function types
+        while True:
+            if self.at("*"):
+                self.next()
+                ty = self.pointer_to(ty, 0)
+            elif self.at("addrspace") and self.peek(4)[1] == "*":
+                space = self.addrspace()
+                self.expect("*")
+                ty = self.pointer_to(ty, space)
+            elif self.at("("):
+                ty = self.function_type_params(ty)
+            else:
+                return ty
+
+    def pointer_to(self, ty: Type, space: int) -> PointerType:
+        if ty == VOID or ty == LABEL or ty == TOKEN or ty == METADATA:
+            raise self.err(f"pointer to this type ('{ty}') is invalid")
+        return PointerType(ty, space)
+
+    def addrspace(self) -> int:
+        if not self.accept("addrspace"):
+            return 0
+        self.expect("(")
+        n = self.int_literal("address space")
+        self.expect(")")
+        return n
+
+    def type_list(self, close: str) -> tuple[Type, ...]:
+        out = []
+        if self.accept(close):
+            return ()
+        while True:
+            out.append(self.type_())
+            if self.accept(close):
+                return tuple(out)
+            self.expect(",")
+
+    def function_type_params(self, ret: Type) -> FunctionType:
+        self.expect("(")
+        params: list[Type] = []
+        vararg = False
+        if not self.accept(")"):
+            while True:
+                if self.peek()[0] == "ELLIPSIS":
+                    self.next()
+                    vararg = True
+                    self.expect(")")
+                    break
+                params.append(self.type_())
+                if self.accept(")"):
+                    break
+                self.expect(",")
+        return FunctionType(ret, tuple(params), vararg)
+
+    # -- attributes ------------------------------------------------------------------
+    def attribute(self, allow_group: bool = True) -> Attribute | None:
+        tok = self.peek()
+        kind, text = tok[0], tok[1]
+        if kind == "ATTRGRP" and allow_group:
+            self.next()
+            return Attribute(text[1:], style="group")
+        if kind == "STRING":
+            self.next()
+            key = unescape(text[1:-1]).decode("utf-8", "surrogateescape")
+            if self.at("=") and self.peek(1)[0] == "STRING":
+                self.next()
+                return Attribute(key, self.string(), style="string")
+            return Attribute(key, style="string")
+        if kind != "WORD":
+            return None
+        if text == "align" and self.peek(1)[0] == "INT":
+            self.next()
+            return Attribute("align", self.int_literal(), style="space")
+        if text in PAREN_ATTRIBUTES and self.peek(1)[1] == "(":
+            self.next()
+            self.expect("(")
+            if text in TYPE_ATTRIBUTES:
+                a = Attribute(text, type=self.type_(), style="paren")
+            else:
+                start = self.peek()[2]
+                end = start
+                while not self.at(")"):
+                    t = self.next()
+                    if t[0] == "EOF":
+                        raise self.err("expected ')'")
+                    end = t[2] + len(t[1])
+                raw = self.src.text[start:end]
+                a = Attribute(text, int(raw) if raw.lstrip("-").isdigit() else raw, style="paren")
+            self.expect(")")
+            return a
+        if text in PLAIN_ATTRIBUTES:
+            self.next()
+            return Attribute(text)
+        return None
+
+    def attributes(self) -> tuple[Attribute, ...]:
+        out = []
+        while True:
+            a = self.attribute()
+            if a is None:
+                return tuple(out)
+            out.append(a)
+
+    def param_attributes(self) -> tuple[Attribute, ...]:
+        out = []
+        while True:
+            tok = self.peek()
+            if tok[0] == "WORD" and tok[1] in VALUE_WORDS:
+                return tuple(out)
+            if tok[0] == "ATTRGRP":
+                return tuple(out)
+            a = self.attribute(allow_group=False)
+            if a is None:
+                return tuple(out)
+            out.append(a)
+
+    # -- globals -------------------------------------------------------------------
+    def take_pending(self, name: str, offset: int) -> _PendingGlobal | None:
+        if self.module.get_function(name) is not None or self.module.get_global(name) is not None:
+            raise self.err(f"redefinition of global '@{name}'", offset)
+        return self.pending.pop(name, None)
+
+    def global_var(self) -> GlobalVariable:
+        tok = self.next()
+        name = self.global_name(tok)
+        self.expect("=")
+        linkage = None
+        quals: list[str] = []
+        thread_local = None
+        while True:
+            t = self.peek()[1]
+            if t in LINKAGES and self.peek()[0] == "WORD":
+                linkage = self.next()[1]
+            elif t in GLOBAL_QUALIFIERS:
+                quals.append(self.next()[1])
+            elif t == "thread_local":
+                self.next()
+                thread_local = ""
+                if self.accept("("):
+                    thread_local = self.expect_kind("WORD", "TLS model")[1]
+                    self.expect(")")
+            else:
+                break
+        space = self.addrspace()
+        while self.peek()[1] in GLOBAL_QUALIFIERS:
+            quals.append(self.next()[1])
+        if self.accept("global"):
+            constant = False
+        elif self.accept("constant"):
+            constant = True
+        elif self.peek()[1] == "alias":
+            raise self.err("global aliases are not part of gctoy's IR subset")
+        else:
+            raise self.err("expected 'global' or 'constant'")
+        vtype = self.type_()
+        init = None
+        if linkage not in ("external", "extern_weak"):
+            init = self.constant(vtype)
+        section = align = None
+        while self.accept(","):
+            if self.accept("section"):
+                section = self.string()
+            elif self.accept("align"):
+                align = self.int_literal("alignment")
+            elif self.peek()[0] == "METAVAR":
+                self.next()
+                self.skip_metadata()
+            else:
+                raise self.err("expected 'section', 'align' or metadata after ','")
+        obj = self.take_pending(name, tok[2])
+        gv = obj if obj is not None else GlobalVariable.__new__(GlobalVariable)
+        if obj is not None:
+            self.check_forward_type(obj, PointerType(vtype, space), tok[2])
+            gv.__class__ = GlobalVariable
+        GlobalVariable.__init__(gv, name, vtype, init, constant=constant, linkage=linkage,
+                                thread_local=thread_local, addrspace=space, align=align,
+                                qualifiers=tuple(quals), section=section)
+        if self.opaque:
+            gv.type = PointerType(None, space)
+        self.module.add_global(gv)
+        return gv
+
+    def check_forward_type(self, obj: _PendingGlobal, actual: Type, offset: int) -> None:
+        want = obj.type
+        if want == actual:
+            return
+        if isinstance(want, PointerType) and isinstance(actual, PointerType) and want.is_opaque:
+            if want.addrspace == actual.addrspace:
+                return
+        raise self.err(f"'@{obj.name}' defined with type '{actual}' but expected '{want}'", offset)
+
+    def function(self) -> Function:
+        start = self.next()
+        is_define = start[1] == "define"
+        linkage = None
+        quals: list[str] = []
+        cc = None
+        while True:
+            t = self.peek()
+            if t[0] == "WORD" and t[1] in LINKAGES:
+                linkage = self.next()[1]
+            elif t[0] == "WORD" and t[1] in GLOBAL_QUALIFIERS:
+                quals.append(self.next()[1])
+            elif t[0] == "WORD" and (t[1] in CALLING_CONVENTIONS or t[1] == "cc"):
+                cc = self.calling_convention()
+            else:
+                break
+        ret_attrs = self.param_attributes()
+        ret = self.type_()
+        name_tok = self.expect_kind("GLOBAL", "function name")
+        name = self.global_name(name_tok)
+        self.expect("(")
+        args: list[Argument] = []
+        vararg = False
+        arg_names: list[tuple[str | None, int]] = []
+        if not self.accept(")"):
+            while True:
+                if self.peek()[0] == "ELLIPSIS":
+                    self.next()
+                    vararg = True
+                    self.expect(")")
+                    break
+                ty = self.type_()
+                attrs = self.param_attributes()
+                aname = None
+                off = self.peek()[2]
+                if self.peek()[0] == "LOCAL":
+                    t = self.next()
+                    aname, off = self.local_name(t), t[2]
+                arg_names.append((aname, off))
+                args.append(Argument(ty, None if aname is not None and aname.isdigit() else aname, attrs))
+                if self.accept(")"):
+                    break
+                self.expect(",")
+        ftype = FunctionType(ret, tuple(a.type for a in args), vararg)
+        if ret == LABEL or ret == METADATA:
+            raise self.err("invalid function return type", name_tok[2])
+        while self.peek()[1] in ("unnamed_addr", "local_unnamed_addr"):
+            quals.append(self.next()[1])
+        space = self.addrspace()
+        fn_attrs = self.attributes()
+        section = align = gc = None
+        personality = None
+        md: list[tuple[str, str]] = []
+        while True:
+            if self.accept("section"):
+                section = self.string()
+            elif self.accept("align"):
+                align = self.int_literal("alignment")
+            elif self.accept("gc"):
+                gc = self.string()
+            elif self.accept("personality"):
+                pty = self.type_()
+                personality = self.value(pty)
+                if not isinstance(personality, Constant):
+                    raise self.err("personality must be a constant")
+            elif self.peek()[0] == "METAVAR":
+                k = self.next()[1]
+                s = self.peek()[2]
+                e = self.skip_metadata()
+                md.append((k[1:], self.src.text[s:e]))
+            else:
+                break
+        obj = self.take_pending(name, name_tok[2])
+        fn = obj if obj is not None else Function.__new__(Function)
+        if obj is not None:
+            self.check_forward_type(obj, PointerType(ftype, space), name_tok[2])
+            fn.__class__ = Function
+        Function.__init__(fn, name, ftype, args, linkage=linkage, cc=cc, gc=gc, ret_attrs=ret_attrs,
+                          fn_attrs=fn_attrs, qualifiers=tuple(quals), personality=personality,
+                          addrspace=space, section=section, align=align)
+        fn.metadata = md
+        if self.opaque:
+            fn.type = PointerType(None, space)
+        self.module.add_function(fn)
+        if is_define:
+            if not self.at("{"):
+                raise self.err("expected '{' in function body")
+            fn.header_comment = None
+            self.function_body(fn, arg_names, start[2])
+        elif self.at("{"):
+            raise self.err("a declaration cannot have a body; use 'define'")
+        return fn
+
+    def calling_convention(self) -> str:
+        t = self.next()[1]
+        if t == "cc":
+            return f"cc {self.int_literal('calling convention number')}"
+        return t
+
+    # -- function bodies ----------------------------------------------------------
+    def function_body(self, fn: Function, arg_names, start_offset: int) -> None:
+        self.expect("{")
+        fn.header_comment = self.trailing_comment()
+        self.locals, self.forward, self.blocks, self.block_first_ref = {}, {}, {}, {}
+        self.slot = 0
+        for arg, (aname, off) in zip(fn.args, arg_names):
+            self.define_local(aname, arg, off)
+        if self.at("}"):
+            raise self.err("function body requires at least one basic block")
+        while not self.at("}"):
+            if self.peek()[0] == "EOF":
+                raise self.err("expected '}' at end of function body")
+            self.basic_block(fn)
+        end = self.next()
+        fn.trailing_comments = self.leading_comments(end[2])
+        self.resolve_function(fn)
+
+    def define_local(self, name: str | None, value: Value, offset: int) -> None:
+        if name is None or name.isdigit():
+            expected = self.slot
+            if name is not None and int(name) != expected:
+                kind = "argument" if isinstance(value, Argument) else (
+                    "label" if isinstance(value, BasicBlock) else "instruction")
+                if not self.fix_numbering:
+                    raise self.err(f"{kind} expected to be numbered '%{expected}'", offset)
+                line, col = self.src.position(offset)
+                self.module.notes.append(
+                    f"{self.src.filename}:{line}:{col}: renumbered '%{name}' to '%{expected}' "
+                    f"(unnamed values are numbered in order, and an unnamed entry block takes a number too)")
+            self.slot += 1
+            value.name = None
+            if name is None:
+                # With fix_numbering the source's own numbers name values; implicit slots stay private.
+                name = f"<slot {expected}>" if self.fix_numbering else str(expected)
+        if name in self.locals:
+            raise self.err(f"multiple definition of local value named '%{name}'", offset)
+        self.locals[name] = value
+        fwd = self.forward.pop(name, None)
+        if fwd is not None:
+            if fwd.type != value.type:
+                raise self.err(f"'%{name}' defined with type '{value.type}' but expected '{fwd.type}'", offset)
+            self._fixups.append((fwd, value))
+
+    def basic_block(self, fn: Function) -> None:
+        tok = self.peek()
+        comments = self.leading_comments(tok[2])
+        label = None
+        if tok[0] == "LABEL":
+            self.next()
+            label = tok[1][:-1]
+        elif tok[0] == "LABELSTR":
+            self.next()
+            self.expect(":")
+            label = unescape(tok[1][1:-1]).decode("utf-8", "surrogateescape")
+        if label is not None and not label.isdigit():
+            block = self.blocks.get(label) or BasicBlock(label)
+            self.blocks[label] = block
+            self.define_local(label, block, tok[2])
+        else:
+            key = label if label is not None else str(self.slot)
+            block = self.blocks.get(key) or BasicBlock(None)
+            self.blocks[key] = block
+            self.define_local(label, block, tok[2])
+        block.comments_before = comments
+        block.parent = fn
+        fn.blocks.append(block)
+        while True:
+            t = self.peek()
+            if t[0] in ("LABEL", "LABELSTR", "EOF") or (t[0] == "PUNCT" and t[1] == "}"):
+                raise self.err("expected instruction opcode" if t[1] != "}" else
+                               f"block '{block.name or '%' + str(self.slot - 1)}' has no terminator: "
+                               "expected instruction opcode")
+            comments = self.leading_comments(t[2])
+            inst = self.instruction()
+            inst.comments_before = comments
+            inst.parent = block
+            block.instructions.append(inst)
+            inst.comment_after = self.trailing_comment()
+            if inst.is_terminator:
+                return
+
+    def resolve_function(self, fn: Function) -> None:
+        if self.forward:
+            name, fwd = min(self.forward.items(), key=lambda kv: kv[1].offset)
+            raise self.err(f"use of undefined value '%{name}'", fwd.offset)
+        fixups = self._fixups
+        self._fixups = []
+        if fixups:
+            mapping = {id(f): v for f, v in fixups}
+            for inst in fn.instructions():
+                for op in inst.operands:
+                    if isinstance(op, _ForwardLocal):
+                        inst.replace_uses_of(op, mapping[id(op)])
+
+    def local_ref(self, tok, ty: Type) -> Value:
+        name = self.local_name(tok)
+        v = self.locals.get(name)
+        if v is not None:
+            if v.type != ty:
+                raise self.err(f"'%{name}' defined with type '{v.type}' but expected '{ty}'", tok[2])
+            return v
+        if ty == LABEL:
+            return self.block_ref(name, tok[2])
+        fwd = self.forward.get(name)
+        if fwd is None:
+            fwd = _ForwardLocal(name, ty, tok[2])
+            self.forward[name] = fwd
+        elif fwd.type != ty:
+            raise self.err(f"'%{name}' defined with type '{ty}' but expected '{fwd.type}'", tok[2])
+        return fwd
+
+    def block_ref(self, name: str, offset: int) -> BasicBlock:
+        b = self.blocks.get(name)
+        if b is None:
+            if name in self.locals:
+                raise self.err(f"'%{name}' is not a basic block", offset)
+            b = BasicBlock(None if name.isdigit() else name)
+            self.blocks[name] = b
+            self.forward[name] = _ForwardLocal(name, LABEL, offset)
+        return b
+
+    def label(self) -> BasicBlock:
+        self.expect("label")
+        tok = self.expect_kind("LOCAL", "basic block name")
+        name = self.local_name(tok)
+        v = self.locals.get(name)
+        if v is not None:
+            if not isinstance(v, BasicBlock):
+                raise self.err(f"'%{name}' is not a basic block", tok[2])
+            return v
+        return self.block_ref(name, tok[2])
+
+    # -- values ------------------------------------------------------------------------
+    def typed_value(self) -> Value:
+        ty = self.type_()
+        return self.value(ty)
+
+    def value(self, ty: Type) -> Value:
+        tok = self.peek()
+        if tok[0] == "LOCAL":
+            self.next()
+            if ty == METADATA:
+                raise self.err("metadata operands of gctoy's subset must be constants or '!' references")
+            return self.local_ref(tok, ty)
+        return self.constant(ty)
+
+    def global_ref(self, tok, ty: Type) -> GlobalValue:
+        name = self.global_name(tok)
+        g = self.module.get_function(name) or self.module.get_global(name)
+        if g is not None:
+            if g.type != ty and not (isinstance(ty, PointerType) and ty.is_opaque
+                                     and ty.addrspace == g.type.addrspace):
+                raise self.err(f"'@{name}' defined with type '{g.type}' but expected '{ty}'", tok[2])
+            return g
+        if not isinstance(ty, PointerType):
+            raise self.err(f"global variable reference must have pointer type, found '{ty}'", tok[2])
+        p = self.pending.get(name)
+        if p is None:
+            p = _PendingGlobal(name, ty, tok[2])
+            self.pending[name] = p
+            self.first_use[name] = tok[2]
+        elif p.type != ty:
+            if p.type.is_opaque and not ty.is_opaque:
+                p.type = ty
+            elif not (ty.is_opaque and ty.addrspace == p.type.addrspace):
+                raise self.err(f"'@{name}' defined with type '{p.type}' but expected '{ty}'", tok[2])
+        return p
+
+    def constant(self, ty: Type) -> Constant:
+        tok = self.next()
+        kind, text = tok[0], tok[1]
+        if kind == "GLOBAL":
+            return self.global_ref(tok, ty)
+        if kind == "INT":
+            if not isinstance(ty, IntType):
+                if isinstance(ty, FloatType):
+                    return ConstantFloat(ty, text)
+                raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
+            return ConstantInt(ty, _wrap(int(text), ty.bits))
+        if kind in ("FLOAT", "HEXFLOAT"):
+            if not isinstance(ty, FloatType):
+                raise self.err(f"floating point constant invalid for type '{ty}'", tok[2])
+            return ConstantFloat(ty, text)
+        if kind == "WORD":
+            if text in ("true", "false"):
+                if ty != IntType(1):
+                    raise self.err(f"'{text}' requires type i1, not '{ty}'", tok[2])
+                return ConstantInt(ty, 1 if text == "true" else 0)
+            if text == "null":
+                if not isinstance(ty, PointerType):
+                    raise self.err(f"null must be a pointer type, not '{ty}'", tok[2])
+                return ConstantNull(ty)
+            if text == "undef":
+                return Undef(ty)
+            if text == "poison":
+                return Poison(ty)
+            if text == "zeroinitializer":
+                return ZeroInitializer(ty)
+            if text == "none":
+                if ty != TOKEN:
+                    raise self.err("'none' requires type token", tok[2])
+                return TokenNone(ty)
+            if text in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
+                self.expect("(")
+                inner = self.typed_value()
+                self.expect("to")
+                to = self.type_()
+                self.expect(")")
+                if to != ty:
+                    raise self.err(f"constant expression type '{to}' does not match '{ty}'", tok[2])
+                return ConstantExpr(ty, text, (inner,))
+            if text == "getelementptr":
+                inbounds = self.accept("inbounds")
+                self.expect("(")
+                src = self.type_()
+                self.expect(",")
+                ops = [self.typed_value()]
+                while self.accept(","):
+                    ops.append(self.typed_value())
+                self.expect(")")
+                return ConstantExpr(ty, "getelementptr", tuple(ops), src, inbounds)
+        if kind == "CSTRING":
+            data = unescape(text[2:-1])
+            if not (isinstance(ty, ArrayType) and ty.element == IntType(8) and ty.count == len(data)):
+                raise self.err(f"constant string of {len(data)} bytes does not match type '{ty}'", tok[2])
+            return ConstantString(ty, data)
+        if text == "[":
+            if not isinstance(ty, ArrayType):
+                raise self.err(f"array constant for non-array type '{ty}'", tok[2])
+            elems = self.constant_list("]")
+            if len(elems) != ty.count or any(e.type != ty.element for e in elems):
+                raise self.err(f"array constant does not match type '{ty}'", tok[2])
+            return ConstantAggregate(ty, elems)
+        if text == "{" or (text == "<" and self.at("{")):
+            packed = text == "<"
+            if packed:
+                self.next()
+            elems = self.constant_list("}")
+            if packed:
+                self.expect(">")
+            body = ty.elements if isinstance(ty, (StructType, NamedStructType)) else None
+            if body is None or tuple(e.type for e in elems) != tuple(body):
+                raise self.err(f"struct constant does not match type '{ty}'", tok[2])
+            return ConstantAggregate(ty, elems)
+        if text == "<":
+            elems = self.constant_list(">")
+            if not isinstance(ty, VectorType) or len(elems) != ty.count:
+                raise self.err(f"vector constant does not match type '{ty}'", tok[2])
+            return ConstantAggregate(ty, elems)
+        if ty == METADATA and (kind in ("METAVAR", "MDSTRING") or text == "!"):
+            self.i -= 1
+            start = tok[2]
+            end = self.skip_metadata()
+            return MetadataOperand(ty, self.src.text[start:end])
+        raise self.err(f"expected value, found '{text}'" if text else "expected value", tok[2])
+
+    def constant_list(self, close: str) -> tuple[Constant, ...]:
+        out = []
+        if self.accept(close):
+            return ()
+        while True:
+            ty = self.type_()
+            out.append(self.constant(ty))
+            if self.accept(close):
+                return tuple(out)
+            self.expect(",")
+
+    # -- instructions -------------------------------------------------------------------
+    def instruction(self) -> I.Instruction:
+        tok = self.peek()
+        name = None
+        name_tok = None
+        if tok[0] == "LOCAL" and self.peek(1)[1] == "=":
+            name_tok = tok
+            name = self.local_name(tok)
+            self.i += 2
+        op_tok = self.peek()
+        if op_tok[0] != "WORD":
+            raise self.err("expected instruction opcode")
+        op = op_tok[1]
+        handler = _HANDLERS.get(op)
+        if handler is None:
+            if op in TAIL_KINDS:
+                handler = _Parser.inst_call
+            else:
+                raise self.err(f"unsupported instruction '{op}' (not in gctoy's IR subset)")
+        inst = handler(self)
+        inst.loc = self.src.position(op_tok[2])
+        self.instruction_metadata(inst)
+        if inst.type == VOID:
+            if name is not None:
+                raise self.err(f"instructions returning void cannot have a name", name_tok[2])
+        else:
+            self.define_local(name, inst, (name_tok or op_tok)[2])
+        return inst
+
+    def instruction_metadata(self, inst: I.Instruction) -> None:
+        while self.at(",") and self.peek(1)[0] == "METAVAR":
+            self.next()
+            kind = self.next()[1][1:]
+            start = self.peek()[2]
+            end = self.skip_metadata()
+            inst.metadata.append((kind, self.src.text[start:end]))
+
+    def align_suffix(self) -> int | None:
+        if self.at(",") and self.peek(1)[1] == "align":
+            self.i += 2
+            return self.int_literal("alignment")
+        return None
+
+    def inst_alloca(self) -> I.Instruction:
+        self.next()
+        ty = self.type_()
+        count = None
+        align = None
+        space = 0
+        while self.at(",") and self.peek(1)[0] != "METAVAR":
+            self.next()
+            if self.accept("align"):
+                align = self.int_literal("alignment")
+            elif self.at("addrspace"):
+                space = self.addrspace()
+            else:
+                count = self.typed_value()
+        inst = I.Alloca(ty, count, align, space)
+        if self.opaque:
+            inst.type = PointerType(None, space)
+        return inst
+
+    def pointer_operand(self) -> Value:
+        tok = self.peek()
+        v = self.typed_value()
+        if not isinstance(v.type, PointerType):
+            raise self.err("expected a pointer operand", tok[2])
+        return v
+
+    def inst_load(self) -> I.Instruction:
+        self.next()
+        volatile = self.accept("volatile")
+        ty = self.type_()
+        self.expect(",")
+        tok = self.peek()
+        p = self.pointer_operand()
+        if p.type.pointee is not None and p.type.pointee != ty:
+            raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
+        return I.Load(ty, p, self.align_suffix(), volatile)
+
+    def inst_store(self) -> I.Instruction:
+        self.next()
+        volatile = self.accept("volatile")
+        v = self.typed_value()
+        self.expect(",")
+        tok = self.peek()
+        p = self.pointer_operand()
+        if p.type.pointee is not None and p.type.pointee != v.type:
+            raise self.err("stored value and pointer type do not match", tok[2])
+        return I.Store(v, p, self.align_suffix(), volatile)
+
+    def inst_gep(self) -> I.Instruction:
+        self.next()
+        inbounds = self.accept("inbounds")
+        src = self.type_()
+        self.expect(",")
+        tok = self.peek()
+        p = self.pointer_operand()
+        if p.type.pointee is not None and p.type.pointee != src:
+            raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
+        idx = []
+        while self.at(",") and self.peek(1)[0] != "METAVAR":
+            self.next()
+            t = self.peek()
+            v = self.typed_value()
+            if not isinstance(v.type, (IntType, VectorType)):
+                raise self.err("getelementptr index must be an integer", t[2])
+            idx.append(v)
+        try:
+            return I.GetElementPtr(src, p, idx, inbounds)
+        except ValueError as e:
+            raise self.err(str(e), tok[2]) from None
+
+    def inst_cast(self) -> I.Instruction:
+        op = self.next()
+        v = self.typed_value()
+        self.expect("to")
+        to = self.type_()
+        _check_cast(self, op[1], v.type, to, op[2])
+        return I.Cast(op[1], v, to)
+
+    def inst_binary(self) -> I.Instruction:
+        op = self.next()
+        flags = []
+        while self.peek()[1] in WRAP_FLAGS:
+            flags.append(self.next()[1])
+        ty = self.type_()
+        if not isinstance(ty, (IntType, VectorType)):
+            raise self.err(f"'{op[1]}' requires integer operands, not '{ty}'", op[2])
+        a = self.value(ty)
+        self.expect(",")
+        b = self.value(ty)
+        return I.BinaryOp(op[1], a, b, tuple(flags))
+
+    def inst_icmp(self) -> I.Instruction:
+        self.next()
+        pred_tok = self.expect_kind("WORD", "icmp predicate")
+        if pred_tok[1] not in I.ICMP_PREDICATES:
+            raise self.err(f"unknown icmp predicate '{pred_tok[1]}'", pred_tok[2])
+        ty = self.type_()
+        a = self.value(ty)
+        self.expect(",")
+        b = self.value(ty)
+        return I.ICmp(pred_tok[1], a, b)
+
+    def inst_select(self) -> I.Instruction:
+        self.next()
+        c = self.typed_value()
+        self.expect(",")
+        tok = self.peek()
+        a = self.typed_value()
+        self.expect(",")
+        b = self.typed_value()
+        if a.type != b.type:
+            raise self.err("select values must have the same type", tok[2])
+        return I.Select(c, a, b)
+
+    def inst_phi(self) -> I.Instruction:
+        self.next()
+        ty = self.type_()
+        phi = I.Phi(ty)
+        while True:
+            self.expect("[")
+            v = self.value(ty)
+            self.expect(",")
+            btok = self.expect_kind("LOCAL", "basic block name")
+            bname = self.local_name(btok)
+            b = self.locals.get(bname)
+            if b is None:
+                b = self.block_ref(bname, btok[2])
+            elif not isinstance(b, BasicBlock):
+                raise self.err(f"'%{bname}' is not a basic block", btok[2])
+            self.expect("]")
+            phi.add_incoming(v, b)
+            if not (self.at(",") and self.peek(1)[1] == "["):
+                return phi
+            self.next()
+
+    def inst_br(self) -> I.Instruction:
+        self.next()
+        if self.at("label"):
+            return I.Br(self.label())
+        c = self.typed_value()
+        self.expect(",")
+        t = self.label()
+        self.expect(",")
+        f = self.label()
+        return I.Br(t, c, f)
+
+    def inst_switch(self) -> I.Instruction:
+        self.next()
+        v = self.typed_value()
+        self.expect(",")
+        default = self.label()
+        self.expect("[")
+        cases = []
+        while not self.accept("]"):
+            ct = self.peek()
+            c = self.typed_value()
+            if not isinstance(c, ConstantInt):
+                raise self.err("case value must be a constant integer", ct[2])
+            self.expect(",")
+            cases.append((c, self.label()))
+        return I.Switch(v, default, cases)
+
+    def inst_ret(self) -> I.Instruction:
+        self.next()
+        if self.accept("void"):
+            return I.Ret()
+        return I.Ret(self.typed_value())
+
+    def inst_unreachable(self) -> I.Instruction:
+        self.next()
+        return I.Unreachable()
+
+    def inst_resume(self) -> I.Instruction:
+        self.next()
+        return I.Resume(self.typed_value())
+
+    def inst_landingpad(self) -> I.Instruction:
+        self.next()
+        ty = self.type_()
+        cleanup = self.accept("cleanup")
+        clauses = []
+        while self.peek()[1] in ("catch", "filter"):
+            k = self.next()[1]
+            clauses.append((k, self.typed_value()))
+        if not cleanup and not clauses:
+            raise self.err("landingpad needs 'cleanup' or at least one clause")
+        return I.LandingPad(ty, cleanup, clauses)
+
+    def inst_extractvalue(self) -> I.Instruction:
+        op = self.next()
+        agg = self.typed_value()
+        idx = self.index_list()
+        try:
+            ty = I.aggregate_member(agg.type, idx)
+        except ValueError as e:
+            raise self.err(str(e), op[2]) from None
+        return I.ExtractValue(agg, idx, ty)
+
+    def inst_insertvalue(self) -> I.Instruction:
+        op = self.next()
+        agg = self.typed_value()
+        self.expect(",")
+        v = self.typed_value()
+        idx = self.index_list()
+        try:
+            member = I.aggregate_member(agg.type, idx)
+        except ValueError as e:
+            raise self.err(str(e), op[2]) from None
+        if member != v.type:
+            raise self.err("insertvalue operand and field disagree in type", op[2])
+        return I.InsertValue(agg, v, idx)
+
+    def index_list(self) -> tuple[int, ...]:
+        out = []
+        while self.at(",") and self.peek(1)[0] == "INT":
+            self.next()
+            out.append(self.int_literal())
+        if not out:
+            raise self.err("expected index")
+        return tuple(out)
+
+    def call_common(self):
+        """``[cc] [ret attrs] T [callee] (args) [fn attrs] [bundles]`` shared by call and invoke."""
+        cc = None
+        if self.peek()[0] == "WORD" and (self.peek()[1] in CALLING_CONVENTIONS or self.peek()[1] == "cc"):
+            cc = self.calling_convention()
+        ret_attrs = self.param_attributes()
+        ty_tok = self.peek()
+        ty = self.type_()
+        legacy = False
+        if isinstance(ty, PointerType) and isinstance(ty.pointee, FunctionType) and self.peek()[0] in (
+                "GLOBAL", "LOCAL") and self.peek(1)[1] == "(" and self.legacy_callee(self.peek(), ty):
+            # LLVM before 3.7 spelled the callee's type as a pointer: `call void ()* @f()`.
+            ty = ty.pointee
+            legacy = True
+        callee_tok = self.peek()
+        if callee_tok[0] not in ("GLOBAL", "LOCAL") and callee_tok[1] not in ("bitcast", "null", "undef"):
+            raise self.err("expected a callee (a function name or a pointer value)")
+        # Parse arguments first so the short form's function type can be built.
+        save = self.i
+        self.next()
+        if callee_tok[1] in ("bitcast",):
+            self.i = save
+            callee_expr_start = True
+        else:
+            callee_expr_start = False
+        if callee_expr_start:
+            raise self.err("constant-expression callees are not part of gctoy's IR subset")
+        self.expect("(")
+        args: list[Value] = []
+        arg_attrs: list[tuple[Attribute, ...]] = []
+        if not self.accept(")"):
+            while True:
+                aty = self.type_()
+                attrs = self.param_attributes()
+                args.append(self.value(aty))
+                arg_attrs.append(attrs)
+                if self.accept(")"):
+                    break
+                self.expect(",")
+        if isinstance(ty, FunctionType):
+            ftype = ty
+        else:
+            ftype = FunctionType(ty, tuple(a.type for a in args), False)
+        n = len(ftype.params)
+        if len(args) < n or (len(args) > n and not ftype.vararg):
+            raise self.err(f"call has {len(args)} arguments but the callee type '{ftype}' takes {n}"
+                           + (" or more" if ftype.vararg else ""), callee_tok[2])
+        for k, (a, p) in enumerate(zip(args, ftype.params)):
+            if a.type != p:
+                raise self.err(f"argument {k} has type '{a.type}' but the callee expects '{p}'", callee_tok[2])
+        # the callee, typed as a pointer to the function type
+        end = self.i
+        self.i = save
+        callee_ptr_ty = PointerType(ftype, 0)
+        if callee_tok[0] == "GLOBAL":
+            gname = self.global_name(callee_tok)
+            g = self.module.get_function(gname) or self.module.get_global(gname) or self.pending.get(gname)
+            if g is not None and isinstance(g.type, PointerType) and g.type.is_opaque:
+                callee_ptr_ty = g.type
+            elif g is not None and isinstance(g.type, PointerType) and g.type.addrspace != 0:
+                callee_ptr_ty = PointerType(ftype, g.type.addrspace)
+            elif g is None and self.opaque:
+                callee_ptr_ty = PointerType(None, 0)
+        else:
+            lv = self.locals.get(self.local_name(callee_tok)) or self.forward.get(self.local_name(callee_tok))
+            if lv is not None and isinstance(lv.type, PointerType):
+                callee_ptr_ty = lv.type
+        self.next()
+        callee = (self.global_ref(callee_tok, callee_ptr_ty) if callee_tok[0] == "GLOBAL"
+                  else self.local_ref(callee_tok, callee_ptr_ty))
+        if isinstance(callee.type, PointerType) and callee.type.pointee is not None \
+                and callee.type.pointee != ftype:
+            raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
+        self.i = end
+        fn_attrs = self.attributes()
+        bundles = []
+        if self.accept("["):
+            while True:
+                tag = self.string()
+                self.expect("(")
+                inputs: list[Value] = []
+                if not self.accept(")"):
+                    while True:
+                        inputs.append(self.typed_value())
+                        if self.accept(")"):
+                            break
+                        self.expect(",")
+                bundles.append(I.OperandBundle(tag, inputs))
+                if self.accept("]"):
+                    break
+                self.expect(",")
+        return dict(cc=cc, ret_attrs=ret_attrs, ftype=ftype, callee=callee, args=args, arg_attrs=arg_attrs,
+                    fn_attrs=fn_attrs, bundles=bundles, legacy=legacy)
+
+    def legacy_callee(self, tok, ty: PointerType) -> bool:
+        """Does ``call <fnty>* @f(...)`` mean the pre-3.7 syntax (callee type) rather than a return type?"""
+        if tok[0] == "GLOBAL":
+            g = self.module.get_function(self.global_name(tok))
+            if g is not None:
+                return g.ftype == ty.pointee
+            g = self.pending.get(self.global_name(tok))
+            if g is not None and isinstance(g.type, PointerType):
+                return g.type == ty
+            return self.implicit
+        v = self.locals.get(self.local_name(tok))
+        return v is not None and v.type == ty
+
+    def inst_call(self) -> I.Instruction:
+        tail = None
+        if self.peek()[1] in TAIL_KINDS:
+            tail = self.next()[1]
+        self.expect("call")
+        while self.peek()[1] in ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"):
+            self.next()
+        d = self.call_common()
+        call = I.Call(d["ftype"], d["callee"], d["args"], tail=tail, arg_attrs=d["arg_attrs"],
+                      ret_attrs=d["ret_attrs"], fn_attrs=d["fn_attrs"], cc=d["cc"], bundles=d["bundles"])
+        call.legacy_pointer_syntax = d["legacy"]
+        return call
+
+    def inst_invoke(self) -> I.Instruction:
+        self.next()
+        d = self.call_common()
+        self.expect("to")
+        normal = self.label()
+        self.expect("unwind")
+        unwind = self.label()
+        inv = I.Invoke(d["ftype"], d["callee"], d["args"], normal, unwind, arg_attrs=d["arg_attrs"],
+                       ret_attrs=d["ret_attrs"], fn_attrs=d["fn_attrs"], cc=d["cc"], bundles=d["bundles"])
+        inv.legacy_pointer_syntax = d["legacy"]
+        return inv
+
+    # -- end of module ---------------------------------------------------------------
+    def finish_globals(self) -> None:
+        if not self.pending:
+            return
+        for name, p in sorted(self.pending.items(), key=lambda kv: kv[1].offset):
+            if not self.implicit:
+                raise self.err(f"use of undefined value '@{name}'", p.offset)
+            line, col = self.src.position(p.offset)
+            ty = p.type
+            if isinstance(ty, PointerType) and isinstance(ty.pointee, FunctionType):
+                p.__class__ = Function
+                Function.__init__(p, name, ty.pointee, addrspace=ty.addrspace)
+                self.module.add_function(p)
+                decl = f"declare {ty.pointee.ret} @{name}({', '.join(str(t) for t in ty.pointee.params)})"
+            elif isinstance(ty, PointerType) and ty.pointee is None:
+                raise self.err(f"use of undefined value '@{name}' (its type cannot be inferred from an opaque "
+                               "pointer; declare it)", p.offset)
+            else:
+                p.__class__ = GlobalVariable
+                GlobalVariable.__init__(p, name, ty.pointee, None, linkage="external", addrspace=ty.addrspace)
+                self.module.add_global(p)
+                decl = f"@{name} = external global {ty.pointee}"
+            self.module.notes.append(f"{self.src.filename}:{line}:{col}: '@{name}' was never declared; "
+                                     f"declared it as '{decl}'")
+        self.pending.clear()
+
+
+def _wrap(value: int, bits: int) -> int:
+    """Integer constants are stored as signed values of their width (as LLVM prints them)."""
+    if bits == 1:
+        return value & 1
+    mask = (1 << bits) - 1
+    v = value & mask
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+def _check_cast(p: _Parser, op: str, src: Type, dst: Type, offset: int) -> None:
+    ok = True
+    if op == "bitcast":
+        if isinstance(src, PointerType) != isinstance(dst, PointerType):
+            ok = False
+        elif isinstance(src, PointerType) and src.addrspace != dst.addrspace:
+            raise p.err("invalid cast opcode for cast from "
+                        f"'{src}' to '{dst}' (use addrspacecast to change address space)", offset)
+    elif op == "addrspacecast":
+        ok = isinstance(src, PointerType) and isinstance(dst, PointerType) and src.addrspace != dst.addrspace
+    elif op == "ptrtoint":
+        ok = isinstance(src, PointerType) and isinstance(dst, IntType)
+    elif op == "inttoptr":
+        ok = isinstance(src, IntType) and isinstance(dst, PointerType)
+    elif op == "trunc":
+        ok = isinstance(src, IntType) and isinstance(dst, IntType) and src.bits > dst.bits
+    elif op in ("zext", "sext"):
+        ok = isinstance(src, IntType) and isinstance(dst, IntType) and src.bits < dst.bits
+    if not ok:
+        raise p.err(f"invalid cast opcode for cast from '{src}' to '{dst}'", offset)
+
+
+_HANDLERS = {
+    "alloca": _Parser.inst_alloca,
+    "load": _Parser.inst_load,
+    "store": _Parser.inst_store,
+    "getelementptr": _Parser.inst_gep,
+    "icmp": _Parser.inst_icmp,
+    "select": _Parser.inst_select,
+    "phi": _Parser.inst_phi,
+    "br": _Parser.inst_br,
+    "switch": _Parser.inst_switch,
+    "ret": _Parser.inst_ret,
+    "unreachable": _Parser.inst_unreachable,
+    "resume": _Parser.inst_resume,
+    "landingpad": _Parser.inst_landingpad,
+    "extractvalue": _Parser.inst_extractvalue,
+    "insertvalue": _Parser.inst_insertvalue,
+    "call": _Parser.inst_call,
+    "invoke": _Parser.inst_invoke,
+}
+_HANDLERS.update({op: _Parser.inst_cast for op in I.CAST_OPS})
+_HANDLERS.update({op: _Parser.inst_binary for op in I.BINARY_OPS})

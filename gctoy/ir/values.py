@@ -1,0 +1,428 @@
+"""Values of the IR: constants, arguments, globals, functions, basic blocks, the module.
+
+Every value has a ``type`` and an optional ``name`` (``None`` means the value is
+unnamed and gets a slot number ``%N`` when printed).  Instructions live in
+:mod:`gctoy.ir.instructions`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
+
+from .types import (
+    LABEL,
+    FunctionType,
+    NamedStructType,
+    PointerType,
+    StructBody,
+    Type,
+)
+
+if TYPE_CHECKING:
+    from .instructions import Instruction
+
+
+class Value:
+    """Anything an instruction can use as an operand."""
+
+    type: Type
+    name: str | None = None
+
+    def __repr__(self) -> str:
+        label = f" %{self.name}" if self.name is not None else ""
+        return f"<{type(self).__name__} {self.type}{label}>"
+
+
+# ---------------------------------------------------------------------------
+# Constants (compared by value)
+
+
+class Constant(Value):
+    """A compile-time constant."""
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ConstantInt(Constant):
+    """An integer constant ``i64 42`` (``true``/``false`` for ``i1``)."""
+
+    type: Type
+    value: int
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ConstantFloat(Constant):
+    """A floating-point constant, kept in its source spelling."""
+
+    type: Type
+    text: str
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ConstantNull(Constant):
+    """``null`` of a pointer type."""
+
+    type: Type
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class Undef(Constant):
+    """``undef``."""
+
+    type: Type
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class Poison(Constant):
+    """``poison``."""
+
+    type: Type
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ZeroInitializer(Constant):
+    """``zeroinitializer``."""
+
+    type: Type
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class TokenNone(Constant):
+    """``none``, the empty token."""
+
+    type: Type
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ConstantAggregate(Constant):
+    """``[ ... ]``, ``{ ... }``, ``<{ ... }>`` or ``< ... >`` of constants."""
+
+    type: Type
+    elements: tuple[Constant, ...]
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ConstantString(Constant):
+    """``c"..."``: an ``[N x i8]`` constant."""
+
+    type: Type
+    data: bytes
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class ConstantExpr(Constant):
+    """A constant expression: a cast or ``getelementptr`` over constants.
+
+    ``opcode`` is ``bitcast``, ``addrspacecast``, ``ptrtoint``, ``inttoptr`` or
+    ``getelementptr``; for a GEP ``source_type`` is the indexed type.
+    """
+
+    type: Type
+    opcode: str
+    operands: tuple[Constant, ...]
+    source_type: Type | None = None
+    inbounds: bool = False
+
+
+@dataclass(frozen=True, eq=True, repr=True)
+class MetadataOperand(Constant):
+    """A ``metadata ...`` call operand, kept as its source text (``!0``, ``!"name"``)."""
+
+    type: Type
+    text: str
+
+
+# ---------------------------------------------------------------------------
+# Attributes
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One attribute: ``nounwind``, ``align 8``, ``dereferenceable(16)``,
+    ``"statepoint-id"="7"``, ``elementtype(i32)`` or a group reference ``#0``."""
+
+    kind: str
+    value: str | int | None = None
+    type: Type | None = None
+    style: str = "plain"  # plain | space (align 8) | paren (deref(16)) | string | group
+
+    def render(self, opaque: bool = False) -> str:
+        """The attribute as IR text."""
+        if self.style == "group":
+            return f"#{self.kind}"
+        if self.style == "string":
+            from .names import escape_string
+
+            key = f'"{escape_string(self.kind)}"'
+            return key if self.value is None else f'{key}="{escape_string(str(self.value))}"'
+        if self.type is not None:
+            return f"{self.kind}({self.type.render(opaque)})"
+        if self.value is None:
+            return self.kind
+        if self.style == "space":
+            return f"{self.kind} {self.value}"
+        return f"{self.kind}({self.value})"
+
+    @property
+    def is_string(self) -> bool:
+        """True for ``"key"="value"`` attributes."""
+        return self.style == "string"
+
+
+def render_attrs(attrs: tuple[Attribute, ...] | list[Attribute], opaque: bool = False) -> str:
+    """Attributes joined by spaces."""
+    return " ".join(a.render(opaque) for a in attrs)
+
+
+def find_string_attr(attrs, key: str) -> str | None:
+    """The value of ``"key"="value"`` among ``attrs`` (``""`` for a bare ``"key"``), else None."""
+    for a in attrs:
+        if a.style == "string" and a.kind == key:
+            return "" if a.value is None else str(a.value)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Arguments, globals, functions, blocks
+
+
+class Argument(Value):
+    """A formal parameter of a function."""
+
+    def __init__(self, type: Type, name: str | None = None, attrs: tuple[Attribute, ...] = ()):
+        self.type = type
+        self.name = name
+        self.attrs = tuple(attrs)
+        self.parent: Function | None = None
+
+
+class GlobalValue(Constant):
+    """A global variable or function: its value is its address (a pointer)."""
+
+    name: str
+    linkage: str | None = None
+    # tokens such as dso_local, hidden, unnamed_addr, local_unnamed_addr
+    qualifiers: tuple[str, ...] = ()
+
+    __hash__ = object.__hash__
+
+    def __eq__(self, other):
+        return self is other
+
+
+class GlobalVariable(GlobalValue):
+    """``@g = [linkage] [thread_local] global|constant T [init], align N``."""
+
+    def __init__(
+        self,
+        name: str,
+        value_type: Type,
+        initializer: Constant | None = None,
+        *,
+        constant: bool = False,
+        linkage: str | None = None,
+        thread_local: str | None = None,
+        addrspace: int = 0,
+        align: int | None = None,
+        qualifiers: tuple[str, ...] = (),
+        section: str | None = None,
+    ):
+        self.name = name
+        self.value_type = value_type
+        self.initializer = initializer
+        self.constant = constant
+        self.linkage = linkage
+        self.thread_local = thread_local
+        self.addrspace = addrspace
+        self.align = align
+        self.qualifiers = tuple(qualifiers)
+        self.section = section
+        self.type = PointerType(value_type, addrspace)
+
+    @property
+    def is_declaration(self) -> bool:
+        """True for ``external global`` (no initializer)."""
+        return self.initializer is None
+
+
+class Function(GlobalValue):
+    """A function definition (with blocks) or declaration (without)."""
+
+    def __init__(
+        self,
+        name: str,
+        ftype: FunctionType,
+        args: list[Argument] | None = None,
+        *,
+        linkage: str | None = None,
+        cc: str | None = None,
+        gc: str | None = None,
+        ret_attrs: tuple[Attribute, ...] = (),
+        fn_attrs: tuple[Attribute, ...] = (),
+        qualifiers: tuple[str, ...] = (),
+        personality: Constant | None = None,
+        addrspace: int = 0,
+        section: str | None = None,
+        align: int | None = None,
+    ):
+        self.name = name
+        self.ftype = ftype
+        if args is None:
+            args = [Argument(t) for t in ftype.params]
+        self.args = list(args)
+        for a in self.args:
+            a.parent = self
+        self.linkage = linkage
+        self.cc = cc
+        self.gc = gc
+        self.ret_attrs = tuple(ret_attrs)
+        self.fn_attrs = tuple(fn_attrs)
+        self.qualifiers = tuple(qualifiers)
+        self.personality = personality
+        self.addrspace = addrspace
+        self.section = section
+        self.align = align
+        self.blocks: list[BasicBlock] = []
+        self.type = PointerType(ftype, addrspace)
+        self.metadata: list[tuple[str, str]] = []
+
+    @property
+    def is_declaration(self) -> bool:
+        """True if the function has no body."""
+        return not self.blocks
+
+    @property
+    def entry(self) -> "BasicBlock":
+        """The entry block."""
+        return self.blocks[0]
+
+    def instructions(self) -> Iterator["Instruction"]:
+        """Every instruction, block by block."""
+        for b in self.blocks:
+            yield from b.instructions
+
+    def add_block(self, name: str | None = None, before: "BasicBlock | None" = None) -> "BasicBlock":
+        """Append (or insert before ``before``) a new empty block."""
+        block = BasicBlock(name)
+        block.parent = self
+        if before is None:
+            self.blocks.append(block)
+        else:
+            self.blocks.insert(self.blocks.index(before), block)
+        return block
+
+    def replace_all_uses(self, old: Value, new: Value) -> int:
+        """Replace every use of ``old`` in this function by ``new``; returns the count."""
+        count = 0
+        for inst in self.instructions():
+            count += inst.replace_uses_of(old, new)
+        return count
+
+    def string_attr(self, key: str) -> str | None:
+        """A string function attribute, looking through attribute groups."""
+        from .module import resolve_attrs
+
+        mod = getattr(self, "module", None)
+        return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)
+
+
+class BasicBlock(Value):
+    """A labelled list of instructions ending in one terminator."""
+
+    def __init__(self, name: str | None = None):
+        self.name = name
+        self.type = LABEL
+        self.instructions: list[Instruction] = []
+        self.parent: Function | None = None
+
+    @property
+    def terminator(self) -> "Instruction | None":
+        """The last instruction if it is a terminator."""
+        if self.instructions and self.instructions[-1].is_terminator:
+            return self.instructions[-1]
+        return None
+
+    @property
+    def successors(self) -> list["BasicBlock"]:
+        """Successor blocks in terminator order (duplicates removed)."""
+        term = self.terminator
+        if term is None:
+            return []
+        seen: list[BasicBlock] = []
+        for b in term.successors:
+            if b not in seen:
+                seen.append(b)
+        return seen
+
+    def append(self, inst: "Instruction") -> "Instruction":
+        """Add an instruction at the end."""
+        inst.parent = self
+        self.instructions.append(inst)
+        return inst
+
+    def insert(self, index: int, inst: "Instruction") -> "Instruction":
+        """Insert an instruction at ``index``."""
+        inst.parent = self
+        self.instructions.insert(index, inst)
+        return inst
+
+    def insert_before(self, anchor: "Instruction", inst: "Instruction") -> "Instruction":
+        """Insert ``inst`` just before ``anchor``."""
+        return self.insert(self.instructions.index(anchor), inst)
+
+    def insert_after(self, anchor: "Instruction", inst: "Instruction") -> "Instruction":
+        """Insert ``inst`` just after ``anchor``."""
+        return self.insert(self.instructions.index(anchor) + 1, inst)
+
+    def phis(self) -> list["Instruction"]:
+        """The leading phi instructions."""
+        from .instructions import Phi
+
+        out = []
+        for inst in self.instructions:
+            if not isinstance(inst, Phi):
+                break
+            out.append(inst)
+        return out
+
+    def __repr__(self) -> str:
+        return f"<BasicBlock %{self.name}>" if self.name is not None else "<BasicBlock (unnamed)>"
+
+
+@dataclass
+class NamedType:
+    """``%T = type ...`` in a module."""
+
+    name: str
+    body: StructBody
+
+    @property
+    def ref(self) -> NamedStructType:
+        """The type used to refer to it."""
+        return NamedStructType(self.name, self.body)
+
+
+@dataclass
+class AttributeGroup:
+    """``attributes #N = { ... }``."""
+
+    id: str
+    attrs: tuple[Attribute, ...]
+
+
+@dataclass
+class MetadataDef:
+    """``!name = ...`` (numbered or named), kept as source text."""
+
+    name: str
+    text: str
+    distinct: bool = False
+
+
+@dataclass
+class ModuleHeader:
+    """``source_filename``, ``target datalayout``, ``target triple``."""
+
+    source_filename: str | None = None
+    datalayout: str | None = None
+    triple: str | None = None
+    comments: list[str] = field(default_factory=list)
