@@ -112,6 +112,7 @@ class _Parser:
         self.i = 0
         self.ci = 0
         self.module = Module()
+        self.module.filename = filename
         self.implicit = implicit_declarations
         self.fix_numbering = fix_numbering
         self.pending: dict[str, _PendingGlobal] = {}
@@ -1330,7 +1331,8 @@ class _Parser:
                 p.__class__ = Function
                 Function.__init__(p, name, ty.pointee, addrspace=ty.addrspace)
                 self.module.add_function(p)
-                decl = f"declare {ty.pointee.ret} @{name}({', '.join(str(t) for t in ty.pointee.params)})"
+                params = [str(t) for t in ty.pointee.params] + (["..."] if ty.pointee.vararg else [])
+                decl = f"declare {ty.pointee.ret} @{name}({', '.join(params)})"
             elif isinstance(ty, PointerType) and ty.pointee is None:
                 raise self.err(f"use of undefined value '@{name}' (its type cannot be inferred from an opaque "
                                "pointer; declare it)", p.offset)

@@ -1,0 +1,371 @@
+"""A view over ``gc.statepoint`` calls in all three historical signatures, and conversion between them.
+
+The three forms (see chapter 02 of the book)::
+
+    oldest (seed 001)   i32 statepoint(target, #call, flags, call args..., #deopt, deopt..., gc...)
+                        index:        0       1      2      3...
+    middle (seed 004)   token statepoint(id, #patch, target, #call, flags, call args...,
+                                         #transition, transition..., #deopt, deopt..., gc...)
+                        index:       0   1       2       3      4      5...
+    modern (LLVM 12+)   token statepoint(id, #patch, target, #call, flags, call args..., i32 0, i32 0)
+                          [ "gc-transition"(...), "deopt"(...), "gc-live"(gc...) ]
+
+``gc.relocate(token, base, derived)`` names its pointers by *position*: an
+absolute argument index of the statepoint in the two older forms (so the first
+GC pointer of a call with no arguments is 7 in the middle form, 4 in the
+oldest), an index into the ``gc-live`` bundle in the modern form.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ..errors import VerifyError
+from . import instructions as I
+from .intrinsics import DEFAULT_STATEPOINT_ID, is_relocate_name, is_result_name, is_statepoint_name
+from .types import I32, I64, TOKEN, FunctionType, PointerType, Type
+from .values import Attribute, ConstantInt, Function, Value
+
+
+class StatepointForm(enum.Enum):
+    """The three historical signatures of ``llvm.experimental.gc.statepoint``."""
+
+    OLDEST = "oldest"
+    MIDDLE = "middle"
+    MODERN = "modern"
+
+
+@dataclass
+class Statepoint:
+    """The parts of one ``gc.statepoint`` call or invoke, whatever its form."""
+
+    call: I.CallBase
+    form: StatepointForm
+    id: int | None
+    num_patch_bytes: int | None
+    target: Value
+    call_args: list[Value]
+    flags: int
+    transition_args: list[Value]
+    deopt_args: list[Value]
+    gc_args: list[Value]
+    #: argument index of the first GC pointer in the older forms (None in the modern form)
+    gc_start: int | None
+
+    # -- recognising -------------------------------------------------------------
+    @staticmethod
+    def is_statepoint(inst) -> bool:
+        """True for a call or invoke of ``llvm.experimental.gc.statepoint.*``."""
+        return isinstance(inst, I.CallBase) and is_statepoint_name(inst.callee_name)
+
+    @classmethod
+    def of(cls, call: I.CallBase) -> "Statepoint":
+        """Decode a statepoint call; raises VerifyError when its operands do not fit any form."""
+        if not cls.is_statepoint(call):
+            raise VerifyError("not a call to llvm.experimental.gc.statepoint")
+        args = call.args
+        loc = _loc(call)
+
+        def count(k: int, what: str) -> int:
+            if k >= len(args):
+                raise VerifyError(f"gc.statepoint has too few arguments: missing {what} at index {k}", loc)
+            v = args[k]
+            if not isinstance(v, ConstantInt) or v.type != (I64 if k == 0 else I32):
+                from .printer import print_operand
+
+                want = "i64" if k == 0 else "i32"
+                raise VerifyError(f"gc.statepoint {what} (argument {k}) must be a constant {want}, "
+                                  f"found '{print_operand(v)}'", loc)
+            if v.value < 0:
+                raise VerifyError(f"gc.statepoint {what} (argument {k}) must not be negative", loc)
+            return v.value
+
+        def take(k: int, n: int, what: str) -> list[Value]:
+            if k + n > len(args):
+                raise VerifyError(f"gc.statepoint says it has {n} {what} but only {max(0, len(args) - k)} "
+                                  "arguments follow", loc)
+            return list(args[k:k + n])
+
+        if args and isinstance(args[0].type, PointerType):
+            # oldest: target, #call, flags, call args, #deopt, deopt, gc
+            ncall = count(1, "number of call arguments")
+            flags = count(2, "flags")
+            call_args = take(3, ncall, "call arguments")
+            ndeopt = count(3 + ncall, "number of deopt arguments")
+            deopt = take(4 + ncall, ndeopt, "deopt arguments")
+            start = 4 + ncall + ndeopt
+            return cls(call, StatepointForm.OLDEST, None, None, args[0], call_args, flags, [], deopt,
+                       list(args[start:]), start)
+        ident = count(0, "ID")
+        patch = count(1, "number of patch bytes")
+        if len(args) < 3:
+            raise VerifyError("gc.statepoint has too few arguments: missing the call target", loc)
+        target = args[2]
+        ncall = count(3, "number of call arguments")
+        flags = count(4, "flags")
+        call_args = take(5, ncall, "call arguments")
+        ntrans = count(5 + ncall, "number of transition arguments")
+        trans = take(6 + ncall, ntrans, "transition arguments")
+        ndeopt = count(6 + ncall + ntrans, "number of deopt arguments")
+        deopt = take(7 + ncall + ntrans, ndeopt, "deopt arguments")
+        start = 7 + ncall + ntrans + ndeopt
+        inline_gc = list(args[start:])
+        bundles = {b.tag: b.inputs for b in call.bundles}
+        has_bundles = any(t in bundles for t in ("gc-live", "deopt", "gc-transition"))
+        legacy_inline = ntrans or ndeopt or inline_gc
+        if has_bundles or (not legacy_inline and call.type == TOKEN):
+            return cls(call, StatepointForm.MODERN, ident, patch, target, call_args, flags,
+                       trans + list(bundles.get("gc-transition", [])), deopt + list(bundles.get("deopt", [])),
+                       inline_gc + list(bundles.get("gc-live", [])), start if legacy_inline else None)
+        return cls(call, StatepointForm.MIDDLE, ident, patch, target, call_args, flags, trans, deopt, inline_gc,
+                   start)
+
+    # -- positions -----------------------------------------------------------------
+    def gc_pointer(self, index: int) -> Value:
+        """The GC pointer a ``gc.relocate`` index names, in this statepoint's form."""
+        pos = self.gc_position(index)
+        return self.gc_args[pos]
+
+    def gc_position(self, index: int) -> int:
+        """Turn a relocate index into a position in ``gc_args`` (raises VerifyError if outside)."""
+        pos = index if self.gc_start is None else index - self.gc_start
+        if not 0 <= pos < len(self.gc_args):
+            where = ("the gc-live bundle" if self.gc_start is None
+                     else f"the GC pointer arguments (indices {self.gc_start}..{self.gc_start + len(self.gc_args) - 1})")
+            raise VerifyError(f"gc.relocate index {index} is outside {where}", _loc(self.call))
+        return pos
+
+    def relocate_index(self, position: int, form: StatepointForm | None = None) -> int:
+        """The relocate index of ``gc_args[position]`` in ``form`` (default: this statepoint's)."""
+        form = form or self.form
+        if form is StatepointForm.MODERN:
+            return position
+        if form is StatepointForm.OLDEST:
+            return 4 + len(self.call_args) + len(self.deopt_args) + position
+        return 7 + len(self.call_args) + len(self.transition_args) + len(self.deopt_args) + position
+
+    # -- users ---------------------------------------------------------------------------
+    def relocates(self) -> list["GCRelocate"]:
+        """The ``gc.relocate`` calls tied to this statepoint (normal and exceptional paths)."""
+        fn = self.call.function
+        out = []
+        for inst in fn.instructions():
+            if isinstance(inst, I.Call) and is_relocate_name(inst.callee_name) and inst.args:
+                if token_statepoint(inst.args[0]) is self.call:
+                    out.append(GCRelocate(inst, self))
+        return out
+
+    def result(self) -> I.Call | None:
+        """The ``gc.result`` call, if any."""
+        fn = self.call.function
+        for inst in fn.instructions():
+            if isinstance(inst, I.Call) and is_result_name(inst.callee_name) and inst.args \
+                    and inst.args[0] is self.call:
+                return inst
+        return None
+
+    @property
+    def is_gc_transition(self) -> bool:
+        """Flags bit 0: the call crosses into code the GC does not manage."""
+        return bool(self.flags & 1)
+
+    @property
+    def target_type(self) -> FunctionType | None:
+        """The called function's type."""
+        ty = self.target.type
+        if isinstance(ty, PointerType) and isinstance(ty.pointee, FunctionType):
+            return ty.pointee
+        attrs = self.call.arg_attrs[self.target_arg_index] if self.call.arg_attrs else ()
+        for a in attrs:
+            if a.kind == "elementtype" and isinstance(a.type, FunctionType):
+                return a.type
+        return None
+
+    @property
+    def target_arg_index(self) -> int:
+        """Argument index of the call target: 0 (oldest) or 2."""
+        return 0 if self.form is StatepointForm.OLDEST else 2
+
+
+@dataclass
+class GCRelocate:
+    """A ``gc.relocate`` call resolved against its statepoint."""
+
+    call: I.Call
+    statepoint: Statepoint
+
+    @property
+    def base_index(self) -> int:
+        """The base operand index as written."""
+        return _const(self.call.args[1], self.call, "base index")
+
+    @property
+    def derived_index(self) -> int:
+        """The derived operand index as written."""
+        return _const(self.call.args[2], self.call, "derived index")
+
+    @property
+    def base(self) -> Value:
+        """The base pointer relocated."""
+        return self.statepoint.gc_pointer(self.base_index)
+
+    @property
+    def derived(self) -> Value:
+        """The derived pointer relocated (== base for a plain pointer)."""
+        return self.statepoint.gc_pointer(self.derived_index)
+
+
+def token_statepoint(token: Value) -> I.CallBase | None:
+    """The statepoint a relocate's token names: the call itself, or the invoke whose landing pad this is."""
+    if Statepoint.is_statepoint(token):
+        return token  # type: ignore[return-value]
+    if isinstance(token, I.LandingPad) and token.parent is not None:
+        fn = token.function
+        for b in fn.blocks:
+            t = b.terminator
+            if isinstance(t, I.Invoke) and t.unwind is token.parent and Statepoint.is_statepoint(t):
+                return t
+    return None
+
+
+def statepoints(fn: Function) -> list[Statepoint]:
+    """Every statepoint in a function, in order."""
+    return [Statepoint.of(i) for i in fn.instructions() if Statepoint.is_statepoint(i)]
+
+
+def _const(v: Value, call, what: str) -> int:
+    if not isinstance(v, ConstantInt):
+        raise VerifyError(f"gc.relocate {what} must be a constant", _loc(call))
+    return v.value
+
+
+def _loc(inst) -> str | None:
+    return source_location(inst)
+
+
+def source_location(inst) -> str | None:
+    """``file:line:col`` of a parsed instruction (None for one built in memory)."""
+    loc = getattr(inst, "loc", None)
+    if not loc:
+        return None
+    fn = inst.function
+    mod = getattr(fn, "module", None) if fn is not None else None
+    filename = getattr(mod, "filename", None) or "<input>"
+    return f"{filename}:{loc[0]}:{loc[1]}"
+
+
+# ---------------------------------------------------------------------------
+# Conversion between forms
+
+
+def convert_statepoints(module, form: StatepointForm | str) -> int:
+    """Rewrite every statepoint of the module into ``form``, in place; returns how many changed.
+
+    Relocation indices are renumbered so that every ``gc.relocate`` still names
+    the same (base, derived) pair, and the intrinsic declarations get the
+    signature of the new form.  Raises VerifyError when the target form cannot
+    express something (the oldest form has no ID, patch bytes or GC transition).
+    """
+    form = StatepointForm(form)
+    changed = 0
+    for fn in list(module.definitions()):
+        for sp in statepoints(fn):
+            if sp.form is form:
+                continue
+            _convert_one(module, sp, form)
+            changed += 1
+    return changed
+
+
+def _i32(v: int) -> ConstantInt:
+    return ConstantInt(I32, v)
+
+
+def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
+    call = sp.call
+    relocs = [(r, sp.gc_position(r.base_index), sp.gc_position(r.derived_index)) for r in sp.relocates()]
+    result = sp.result()
+    target_ty = sp.target.type
+    loc = _loc(call)
+    if form is StatepointForm.OLDEST:
+        if sp.transition_args or sp.is_gc_transition:
+            raise VerifyError("the oldest statepoint form has no GC transition arguments", loc)
+        if sp.num_patch_bytes:
+            raise VerifyError("the oldest statepoint form has no patch bytes", loc)
+        if sp.id not in (None, 0, DEFAULT_STATEPOINT_ID):
+            module.notes.append(f"statepoint ID {sp.id} dropped: the oldest form has no ID")
+        args = [sp.target, _i32(len(sp.call_args)), _i32(sp.flags), *sp.call_args, _i32(len(sp.deopt_args)),
+                *sp.deopt_args, *sp.gc_args]
+        params: tuple[Type, ...] = (target_ty, I32, I32)
+        token_ty = I32
+        bundles: list[I.OperandBundle] = []
+    else:
+        ident = DEFAULT_STATEPOINT_ID if sp.id is None else sp.id
+        head = [ConstantInt(I64, ident), _i32(sp.num_patch_bytes or 0), sp.target, _i32(len(sp.call_args)),
+                _i32(sp.flags), *sp.call_args]
+        params = (I64, I32, target_ty, I32, I32)
+        if form is StatepointForm.MIDDLE:
+            args = [*head, _i32(len(sp.transition_args)), *sp.transition_args, _i32(len(sp.deopt_args)),
+                    *sp.deopt_args, *sp.gc_args]
+            bundles = []
+            token_ty = call.type if sp.form is StatepointForm.MIDDLE else TOKEN
+        else:
+            args = [*head, _i32(0), _i32(0)]
+            bundles = []
+            if sp.transition_args:
+                bundles.append(I.OperandBundle("gc-transition", list(sp.transition_args)))
+            if sp.deopt_args:
+                bundles.append(I.OperandBundle("deopt", list(sp.deopt_args)))
+            if sp.gc_args:
+                bundles.append(I.OperandBundle("gc-live", list(sp.gc_args)))
+            token_ty = TOKEN
+    others = [b for b in call.bundles if b.tag not in ("gc-live", "deopt", "gc-transition")]
+    ftype = FunctionType(token_ty, params, True)
+    old_attrs = call.arg_attrs
+    call.args = args
+    k_old = sp.target_arg_index
+    k_new = 0 if form is StatepointForm.OLDEST else 2
+    call.arg_attrs = [() for _ in args]
+    if old_attrs and k_old < len(old_attrs):
+        call.arg_attrs[k_new] = old_attrs[k_old]
+    call.bundles = others + bundles
+    call.ftype = ftype
+    call.type = token_ty
+    _retype_declaration(call.called_function, ftype, form)
+    new_sp = Statepoint.of(call)
+    for r, bpos, dpos in relocs:
+        r.call.args[1] = _i32(new_sp.relocate_index(bpos))
+        r.call.args[2] = _i32(new_sp.relocate_index(dpos))
+        _retype_token_user(r.call, r.call.args[0].type)
+    if result is not None:
+        _retype_token_user(result, token_ty)
+
+
+def _retype_declaration(fn: Function | None, ftype: FunctionType, form: StatepointForm) -> None:
+    if fn is None or fn.ftype == ftype:
+        return
+    fn.ftype = ftype
+    fn.type = PointerType(ftype, fn.addrspace) if not fn.type.is_opaque else fn.type
+    immarg = (Attribute("immarg"),)
+    if form is StatepointForm.OLDEST:
+        attrs = [(), (), ()]
+    else:
+        attrs = [immarg, immarg, (), immarg, immarg]
+    from .values import Argument
+
+    fn.args = [Argument(t, None, a) for t, a in zip(ftype.params, attrs)]
+    for a in fn.args:
+        a.parent = fn
+
+
+def _retype_token_user(call: I.Call, token_ty: Type) -> None:
+    ft = call.ftype
+    if ft.params and ft.params[0] != token_ty:
+        new = FunctionType(ft.ret, (token_ty, *ft.params[1:]), ft.vararg)
+        call.ftype = new
+        fn = call.called_function
+        if fn is not None and fn.ftype != new:
+            fn.ftype = new
+            if not fn.type.is_opaque:
+                fn.type = PointerType(new, fn.addrspace)
+            fn.args[0].type = token_ty

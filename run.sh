@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# gctoy's one entry point: set everything up, then open the book, run the tests or the benchmarks.
+#
+#   ./run.sh book [JUPYTER-LAB-ARGS...]   JupyterLab on notebooks/  (e.g. --no-browser --ip=127.0.0.1)
+#   ./run.sh test [PYTEST-ARGS...]        every test: tests/ and the notebooks under nbval
+#   ./run.sh bench [ARGS...]              bench/run_all.py
+#   ./run.sh setup                        only the setup
+#
+# Setup, done each time and quick when nothing changed:
+#   1. Debian packages: graphviz (`dot`), llvm-14 and llvm (`opt`, `llc`, `llvm-readobj`), and
+#      llvm-19 if it can be had (optional). Installed with apt-get when we are root or have
+#      passwordless sudo; otherwise a message says what is missing. GCTOY_NO_APT=1 skips this step.
+#   2. A virtual environment in .venv with `pip install -e '.[test,book]'`, re-run only when
+#      pyproject.toml changes.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.gctoy-installed"
+
+say() { printf 'run.sh: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 2; }
+
+usage() {
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+# ---------------------------------------------------------------- system packages
+
+APT_PREFIX=()
+APT_UPDATED=0   # 1 after a successful `apt-get update`, 2 after a failed one
+
+apt_usable() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    if [ "$(id -u)" -eq 0 ]; then
+        APT_PREFIX=()
+    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        APT_PREFIX=(sudo -n)
+    else
+        return 1
+    fi
+}
+
+apt_install() {
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        say "apt-get update"
+        if "${APT_PREFIX[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq; then
+            APT_UPDATED=1
+        else
+            APT_UPDATED=2
+        fi
+    fi
+    [ "$APT_UPDATED" -eq 1 ] || return 1
+    say "apt-get install $*"
+    "${APT_PREFIX[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# True when LLVM release $1 has opt, llc and llvm-readobj in Debian's versioned directory.
+have_llvm() {
+    local v="$1" tool
+    for tool in opt llc llvm-readobj; do
+        [ -x "/usr/lib/llvm-$v/bin/$tool" ] || return 1
+    done
+}
+
+have_unversioned_llvm() {
+    local tool
+    for tool in opt llc llvm-readobj; do
+        command -v "$tool" >/dev/null 2>&1 || return 1
+    done
+}
+
+setup_system() {
+    if [ "${GCTOY_NO_APT:-0}" = "1" ]; then
+        return 0
+    fi
+    local needed=() missing=()
+    if ! command -v dot >/dev/null 2>&1; then
+        needed+=(graphviz); missing+=("dot (Graphviz)")
+    fi
+    if ! have_llvm 14; then
+        needed+=(llvm-14); missing+=("opt/llc/llvm-readobj of LLVM 14")
+    fi
+    if ! have_unversioned_llvm; then
+        needed+=(llvm); missing+=("opt/llc/llvm-readobj on PATH")
+    fi
+    local want_llvm19=0
+    have_llvm 19 || want_llvm19=1
+
+    if [ "${#needed[@]}" -eq 0 ] && [ "$want_llvm19" -eq 0 ]; then
+        return 0
+    fi
+
+    if apt_usable; then
+        if [ "${#needed[@]}" -gt 0 ]; then
+            if ! apt_install "${needed[@]}"; then
+                say "warning: could not install ${needed[*]}; tests that need them will be skipped"
+            fi
+        fi
+        if [ "$want_llvm19" -eq 1 ]; then
+            if ! apt_install llvm-19; then
+                say "warning: llvm-19 could not be installed; the LLVM 19 (opaque pointer) differential tests will be skipped"
+            fi
+        fi
+    elif [ "${#needed[@]}" -gt 0 ]; then
+        local list
+        list="$(printf '%s, ' "${missing[@]}")"
+        list="${list%, }"
+        say "missing: $list. Install the Debian packages ${needed[*]} (and optionally llvm-19):" \
+            "sudo apt-get install ${needed[*]} llvm-19. Continuing; the tests that need them are skipped with a reason."
+    else
+        say "note: LLVM 19 is not installed (optional; apt-get install llvm-19 enables the opaque-pointer differential tests)"
+    fi
+}
+
+# ---------------------------------------------------------------- Python environment
+
+python_ok() {
+    "$1" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' >/dev/null 2>&1
+}
+
+find_python() {
+    local candidate
+    for candidate in "${PYTHON:-}" python3.11 python3 python3.12 python3.13 python3.14; do
+        [ -n "$candidate" ] || continue
+        command -v "$candidate" >/dev/null 2>&1 || continue
+        if python_ok "$candidate"; then
+            command -v "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+pyproject_hash() {
+    sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1
+}
+
+setup_venv() {
+    if [ -e "$VENV" ] && ! python_ok "$VENV/bin/python"; then
+        say "the environment in .venv is broken or too old; recreating it"
+        rm -rf "$VENV"
+    fi
+    if [ ! -e "$VENV" ]; then
+        local py
+        py="$(find_python)" || die "Python 3.11 or newer is needed (none of python3.11, python3 qualifies; set PYTHON=/path/to/python3.11)"
+        say "creating .venv with $py ($("$py" --version 2>&1))"
+        if ! "$py" -m venv "$VENV"; then
+            rm -rf "$VENV"
+            # Debian's Python ships venv's pip bootstrap separately, in python3.X-venv.
+            local venv_pkg
+            venv_pkg="python$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-venv"
+            if [ "${GCTOY_NO_APT:-0}" != "1" ] && apt_usable && apt_install "$venv_pkg" \
+                && "$py" -m venv "$VENV"; then
+                :
+            else
+                rm -rf "$VENV"
+                die "'$py -m venv' failed; on Debian/Ubuntu install $venv_pkg"
+            fi
+        fi
+        "$VENV/bin/python" -m pip install --quiet --upgrade pip
+    fi
+    local want have=""
+    want="$(pyproject_hash)"
+    [ -f "$STAMP" ] && have="$(cat "$STAMP")"
+    if [ "$want" != "$have" ]; then
+        say "pip install -e '.[test,book]' (first time or pyproject.toml changed; this takes a few minutes)"
+        "$VENV/bin/python" -m pip install --quiet -e "$ROOT[test,book]"
+        printf '%s\n' "$want" > "$STAMP"
+    fi
+}
+
+setup() {
+    setup_system
+    setup_venv
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_test() {
+    # Default targets: tests/ and, once there are any, the notebooks. Paths given on the
+    # command line (`./run.sh test tests/test_errors.py -x`) replace them.
+    local targets=(tests) arg
+    if compgen -G "notebooks/*.ipynb" >/dev/null; then
+        targets+=(notebooks)
+    fi
+    for arg in "$@"; do
+        case "$arg" in -*) continue ;; esac
+        if [ -e "${arg%%::*}" ]; then
+            targets=()
+            break
+        fi
+    done
+    # One pytest run: the nbval options only affect .ipynb files, and --dist loadscope keeps
+    # the cells of one notebook on one worker (they share a kernel).
+    local status=0
+    "$VENV/bin/python" -m pytest -p no:cacheprovider -n 2 --dist loadscope \
+        --nbval-lax --nbval-current-env \
+        --nbval-sanitize-with tests/nbval_sanitize.cfg \
+        --nbval-cell-timeout 120 \
+        "$@" ${targets[@]+"${targets[@]}"} || status=$?
+    if [ "$status" -eq 5 ]; then
+        say "error: pytest collected no tests"
+    fi
+    return "$status"
+}
+
+cmd_book() {
+    local dir=notebooks
+    if [ ! -d "$dir" ]; then
+        say "no notebooks/ folder yet; opening JupyterLab on the repository root"
+        dir=.
+    fi
+    local extra=()
+    if [ "$(id -u)" -eq 0 ]; then
+        extra+=(--allow-root)
+    fi
+    exec "$VENV/bin/jupyter" lab "${extra[@]}" "$@" "$dir"
+}
+
+cmd_bench() {
+    if [ ! -f bench/run_all.py ]; then
+        say "no benchmarks yet (bench/run_all.py does not exist)"
+        return 0
+    fi
+    "$VENV/bin/python" bench/run_all.py "$@"
+}
+
+main() {
+    local command="${1:-}"
+    [ "$#" -gt 0 ] && shift
+    case "$command" in
+        test)  setup; cmd_test "$@" ;;
+        book)  setup; cmd_book "$@" ;;
+        bench) setup; cmd_bench "$@" ;;
+        setup) setup ;;
+        -h|--help|help) usage ;;
+        *) usage >&2; exit 2 ;;
+    esac
+}
+
+main "$@"
