@@ -24,8 +24,13 @@ from .types import (
 from .values import Attribute, BasicBlock, ConstantInt, Value, find_string_attr
 
 BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
-CAST_OPS = ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext")
+FLOAT_OPS = ("fadd", "fsub", "fmul", "fdiv", "frem")
+CAST_OPS = ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext",
+            "fptosi", "fptoui", "sitofp", "uitofp", "fpext", "fptrunc")
 ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
+FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
+                   "ule", "une", "uno", "true")
+FAST_MATH_FLAGS = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
 
 def _swap(items: list, old, new) -> int:
@@ -213,7 +218,7 @@ class BinaryOp(_Simple):
     """Integer arithmetic: ``add nsw i64 %a, %b`` and friends."""
 
     def __init__(self, opcode: str, lhs: Value, rhs: Value, flags: tuple[str, ...] = (), name: str | None = None):
-        assert opcode in BINARY_OPS, opcode
+        assert opcode in BINARY_OPS or opcode in FLOAT_OPS, opcode
         super().__init__(lhs.type, name)
         self.opcode = opcode
         self.ops = [lhs, rhs]
@@ -231,6 +236,30 @@ class ICmp(_Simple):
         super().__init__(rtype, name)
         self.predicate = predicate
         self.ops = [lhs, rhs]
+
+
+class FCmp(_Simple):
+    """``fcmp [fast-math flags] <pred> T %a, %b``."""
+
+    opcode = "fcmp"
+
+    def __init__(self, predicate: str, lhs: Value, rhs: Value, flags: tuple[str, ...] = (), name: str | None = None):
+        assert predicate in FCMP_PREDICATES, predicate
+        super().__init__(I1, name)
+        self.predicate = predicate
+        self.flags = tuple(flags)
+        self.ops = [lhs, rhs]
+
+
+class FNeg(_Simple):
+    """``fneg T %a``."""
+
+    opcode = "fneg"
+
+    def __init__(self, value: Value, flags: tuple[str, ...] = (), name: str | None = None):
+        super().__init__(value.type, name)
+        self.flags = tuple(flags)
+        self.ops = [value]
 
 
 class Select(_Simple):

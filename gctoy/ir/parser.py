@@ -682,7 +682,7 @@ class _Parser:
                     raise self.err(f"{kind} expected to be numbered '%{expected}'", offset)
                 line, col = self.src.position(offset)
                 self.module.notes.append(
-                    f"{self.src.filename}:{line}:{col}: renumbered '%{name}' to '%{expected}' "
+                    f"{self.src.filename}:{line}:{col}: note: renumbered '%{name}' to '%{expected}' "
                     f"(unnamed values are numbered in order, and an unnamed entry block takes a number too)")
             self.slot += 1
             value.name = None
@@ -1046,11 +1046,14 @@ class _Parser:
     def inst_binary(self) -> I.Instruction:
         op = self.next()
         flags = []
-        while self.peek()[1] in WRAP_FLAGS:
+        allowed = I.FAST_MATH_FLAGS if op[1] in I.FLOAT_OPS else WRAP_FLAGS
+        while self.peek()[1] in allowed:
             flags.append(self.next()[1])
         ty = self.type_()
-        if not isinstance(ty, (IntType, VectorType)):
-            raise self.err(f"'{op[1]}' requires integer operands, not '{ty}'", op[2])
+        want = FloatType if op[1] in I.FLOAT_OPS else IntType
+        if not isinstance(ty, (want, VectorType)):
+            kind = "floating point" if want is FloatType else "integer"
+            raise self.err(f"'{op[1]}' requires {kind} operands, not '{ty}'", op[2])
         a = self.value(ty)
         self.expect(",")
         b = self.value(ty)
@@ -1066,6 +1069,33 @@ class _Parser:
         self.expect(",")
         b = self.value(ty)
         return I.ICmp(pred_tok[1], a, b)
+
+    def inst_fcmp(self) -> I.Instruction:
+        self.next()
+        flags = []
+        while self.peek()[1] in I.FAST_MATH_FLAGS:
+            flags.append(self.next()[1])
+        pred_tok = self.expect_kind("WORD", "fcmp predicate")
+        if pred_tok[1] not in I.FCMP_PREDICATES:
+            raise self.err(f"unknown fcmp predicate '{pred_tok[1]}'", pred_tok[2])
+        ty = self.type_()
+        if not isinstance(ty, FloatType):
+            raise self.err(f"fcmp requires floating point operands, not '{ty}'", pred_tok[2])
+        a = self.value(ty)
+        self.expect(",")
+        b = self.value(ty)
+        return I.FCmp(pred_tok[1], a, b, tuple(flags))
+
+    def inst_fneg(self) -> I.Instruction:
+        self.next()
+        flags = []
+        while self.peek()[1] in I.FAST_MATH_FLAGS:
+            flags.append(self.next()[1])
+        tok = self.peek()
+        v = self.typed_value()
+        if not isinstance(v.type, FloatType):
+            raise self.err("fneg requires a floating point operand", tok[2])
+        return I.FNeg(v, tuple(flags))
 
     def inst_select(self) -> I.Instruction:
         self.next()
@@ -1129,7 +1159,8 @@ class _Parser:
 
     def inst_ret(self) -> I.Instruction:
         self.next()
-        if self.accept("void"):
+        if self.at("void") and self.peek(1)[1] != "(":
+            self.next()
             return I.Ret()
         return I.Ret(self.typed_value())
 
@@ -1201,18 +1232,16 @@ class _Parser:
             ty = ty.pointee
             legacy = True
         callee_tok = self.peek()
-        if callee_tok[0] not in ("GLOBAL", "LOCAL") and callee_tok[1] not in ("bitcast", "null", "undef"):
+        const_callee = callee_tok[0] == "WORD" and callee_tok[1] in ("bitcast", "addrspacecast", "inttoptr",
+                                                                      "getelementptr")
+        if callee_tok[0] not in ("GLOBAL", "LOCAL") and not const_callee:
             raise self.err("expected a callee (a function name or a pointer value)")
-        # Parse arguments first so the short form's function type can be built.
+        # Parse the arguments first so the short form's function type can be built.
         save = self.i
         self.next()
-        if callee_tok[1] in ("bitcast",):
-            self.i = save
-            callee_expr_start = True
-        else:
-            callee_expr_start = False
-        if callee_expr_start:
-            raise self.err("constant-expression callees are not part of gctoy's IR subset")
+        if const_callee:
+            self.accept("inbounds")
+            self.skip_balanced("(", ")")
         self.expect("(")
         args: list[Value] = []
         arg_attrs: list[tuple[Attribute, ...]] = []
@@ -1239,7 +1268,11 @@ class _Parser:
         # the callee, typed as a pointer to the function type
         end = self.i
         self.i = save
-        callee_ptr_ty = PointerType(ftype, 0)
+        callee_ptr_ty = PointerType(None if self.opaque else ftype, 0)
+        if const_callee:
+            callee = self.constant(callee_ptr_ty)
+            self.i = end
+            return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
         if callee_tok[0] == "GLOBAL":
             gname = self.global_name(callee_tok)
             g = self.module.get_function(gname) or self.module.get_global(gname) or self.pending.get(gname)
@@ -1260,6 +1293,10 @@ class _Parser:
                 and callee.type.pointee != ftype:
             raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
         self.i = end
+        return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
+
+    def call_tail(self, ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy) -> dict:
+        """Function attributes and operand bundles after a call's argument list."""
         fn_attrs = self.attributes()
         bundles = []
         if self.accept("["):
@@ -1298,7 +1335,7 @@ class _Parser:
         if self.peek()[1] in TAIL_KINDS:
             tail = self.next()[1]
         self.expect("call")
-        while self.peek()[1] in ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"):
+        while self.peek()[1] in I.FAST_MATH_FLAGS:
             self.next()
         d = self.call_common()
         call = I.Call(d["ftype"], d["callee"], d["args"], tail=tail, arg_attrs=d["arg_attrs"],
@@ -1341,7 +1378,7 @@ class _Parser:
                 GlobalVariable.__init__(p, name, ty.pointee, None, linkage="external", addrspace=ty.addrspace)
                 self.module.add_global(p)
                 decl = f"@{name} = external global {ty.pointee}"
-            self.module.notes.append(f"{self.src.filename}:{line}:{col}: '@{name}' was never declared; "
+            self.module.notes.append(f"{self.src.filename}:{line}:{col}: note: '@{name}' was never declared; "
                                      f"declared it as '{decl}'")
         self.pending.clear()
 
@@ -1369,6 +1406,12 @@ def _check_cast(p: _Parser, op: str, src: Type, dst: Type, offset: int) -> None:
         ok = isinstance(src, PointerType) and isinstance(dst, IntType)
     elif op == "inttoptr":
         ok = isinstance(src, IntType) and isinstance(dst, PointerType)
+    elif op in ("fptosi", "fptoui"):
+        ok = isinstance(src, FloatType) and isinstance(dst, IntType)
+    elif op in ("sitofp", "uitofp"):
+        ok = isinstance(src, IntType) and isinstance(dst, FloatType)
+    elif op in ("fpext", "fptrunc"):
+        ok = isinstance(src, FloatType) and isinstance(dst, FloatType) and src != dst
     elif op == "trunc":
         ok = isinstance(src, IntType) and isinstance(dst, IntType) and src.bits > dst.bits
     elif op in ("zext", "sext"):
@@ -1384,6 +1427,8 @@ _HANDLERS = {
     "getelementptr": _Parser.inst_gep,
     "icmp": _Parser.inst_icmp,
     "select": _Parser.inst_select,
+    "fcmp": _Parser.inst_fcmp,
+    "fneg": _Parser.inst_fneg,
     "phi": _Parser.inst_phi,
     "br": _Parser.inst_br,
     "switch": _Parser.inst_switch,
@@ -1397,4 +1442,4 @@ _HANDLERS = {
     "invoke": _Parser.inst_invoke,
 }
 _HANDLERS.update({op: _Parser.inst_cast for op in I.CAST_OPS})
-_HANDLERS.update({op: _Parser.inst_binary for op in I.BINARY_OPS})
+_HANDLERS.update({op: _Parser.inst_binary for op in (*I.BINARY_OPS, *I.FLOAT_OPS)})

@@ -336,6 +336,12 @@ class _Printer:
         if isinstance(x, I.BinaryOp):
             flags = "".join(f + " " for f in x.flags)
             return f"{x.opcode} {flags}{self.typed(x.ops[0])}, {self.ref(x.ops[1])}"
+        if isinstance(x, I.FCmp):
+            flags = "".join(f + " " for f in x.flags)
+            return f"fcmp {flags}{x.predicate} {self.typed(x.ops[0])}, {self.ref(x.ops[1])}"
+        if isinstance(x, I.FNeg):
+            flags = "".join(f + " " for f in x.flags)
+            return f"fneg {flags}{self.typed(x.ops[0])}"
         if isinstance(x, I.ICmp):
             return f"icmp {x.predicate} {self.typed(x.ops[0])}, {self.ref(x.ops[1])}"
         if isinstance(x, I.Select):

@@ -24,7 +24,7 @@ from ..errors import VerifyError
 from . import instructions as I
 from .intrinsics import DEFAULT_STATEPOINT_ID, is_relocate_name, is_result_name, is_statepoint_name
 from .types import I32, I64, TOKEN, FunctionType, PointerType, Type
-from .values import Attribute, ConstantInt, Function, Value
+from .values import Argument, Attribute, ConstantInt, Function, Value
 
 
 class StatepointForm(enum.Enum):
@@ -312,10 +312,10 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
         else:
             args = [*head, _i32(0), _i32(0)]
             bundles = []
-            if sp.transition_args:
-                bundles.append(I.OperandBundle("gc-transition", list(sp.transition_args)))
             if sp.deopt_args:
                 bundles.append(I.OperandBundle("deopt", list(sp.deopt_args)))
+            if sp.transition_args:
+                bundles.append(I.OperandBundle("gc-transition", list(sp.transition_args)))
             if sp.gc_args:
                 bundles.append(I.OperandBundle("gc-live", list(sp.gc_args)))
             token_ty = TOKEN
@@ -336,9 +336,9 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
     for r, bpos, dpos in relocs:
         r.call.args[1] = _i32(new_sp.relocate_index(bpos))
         r.call.args[2] = _i32(new_sp.relocate_index(dpos))
-        _retype_token_user(r.call, r.call.args[0].type)
+        _retype_token_user(module, r.call, r.call.args[0].type, form)
     if result is not None:
-        _retype_token_user(result, token_ty)
+        _retype_token_user(module, result, token_ty, form)
 
 
 def _retype_declaration(fn: Function | None, ftype: FunctionType, form: StatepointForm) -> None:
@@ -348,24 +348,63 @@ def _retype_declaration(fn: Function | None, ftype: FunctionType, form: Statepoi
     fn.type = PointerType(ftype, fn.addrspace) if not fn.type.is_opaque else fn.type
     immarg = (Attribute("immarg"),)
     if form is StatepointForm.OLDEST:
-        attrs = [(), (), ()]
+        attrs: list[tuple[Attribute, ...]] = [(), (), ()]
     else:
         attrs = [immarg, immarg, (), immarg, immarg]
-    from .values import Argument
-
     fn.args = [Argument(t, None, a) for t, a in zip(ftype.params, attrs)]
     for a in fn.args:
         a.parent = fn
 
 
-def _retype_token_user(call: I.Call, token_ty: Type) -> None:
+_READNONE = (Attribute("nounwind"), Attribute("readnone"))
+
+
+def _retype_token_user(module, call: I.Call, token_ty: Type, form: StatepointForm) -> None:
+    """Give a gc.relocate/gc.result call and its declaration the signature and name of ``form``."""
     ft = call.ftype
-    if ft.params and ft.params[0] != token_ty:
-        new = FunctionType(ft.ret, (token_ty, *ft.params[1:]), ft.vararg)
-        call.ftype = new
-        fn = call.called_function
-        if fn is not None and fn.ftype != new:
-            fn.ftype = new
-            if not fn.type.is_opaque:
-                fn.type = PointerType(new, fn.addrspace)
-            fn.args[0].type = token_ty
+    new = FunctionType(ft.ret, (token_ty, *ft.params[1:]), ft.vararg)
+    call.ftype = new
+    old_fn = call.called_function
+    if old_fn is None:
+        return
+    name = _canonical_name(old_fn.name, new, form)
+    fn = module.get_function(name)
+    if fn is not None and fn is not old_fn and fn.ftype != new:
+        raise VerifyError(f"'@{name}' is already declared with another type")
+    if fn is None:
+        # rename the old declaration when nothing else calls it, else declare anew
+        fn = old_fn if not _has_other_users(module, old_fn, call) else module.add_function(Function(name, new))
+        fn.name = name
+    if fn.ftype != new or fn.fn_attrs != _READNONE:
+        fn.ftype = new
+        if not fn.type.is_opaque:
+            fn.type = PointerType(new, fn.addrspace)
+        immarg = () if form is StatepointForm.OLDEST else (Attribute("immarg"),)
+        fn.args = [Argument(t, None, () if k == 0 else immarg) for k, t in enumerate(new.params)]
+        for a in fn.args:
+            a.parent = fn
+        fn.fn_attrs = _READNONE
+    call.callee = fn
+    if old_fn is not fn and not _has_other_users(module, old_fn, None):
+        module.functions.remove(old_fn)
+
+
+def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str:
+    from .intrinsics import RELOCATE, RESULT, base_name
+    from .types import FloatType, mangle
+
+    base = base_name(name)
+    suffix = mangle(ftype.ret)
+    if base == RESULT and form is StatepointForm.OLDEST:
+        family = "ptr" if isinstance(ftype.ret, PointerType) else (
+            "float" if isinstance(ftype.ret, FloatType) else "int")
+        return f"{RESULT}.{family}.{suffix}"
+    return f"{base or RELOCATE}.{suffix}"
+
+
+def _has_other_users(module, fn: Function, except_call) -> bool:
+    for f in module.definitions():
+        for inst in f.instructions():
+            if inst is not except_call and isinstance(inst, I.CallBase) and inst.callee is fn:
+                return True
+    return False

@@ -1,0 +1,127 @@
+"""The ``gctoy`` command: LLVM-style tools over gctoy's IR (``gctoy opt ...``).
+
+Errors in the user's input are printed as ``file:line:col: error: message``
+and exit with status 1; gctoy never shows a traceback for bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import GCToyError, IRParseError
+from .ir import parse_module, print_module
+from .ir.statepoint import convert_statepoints
+
+
+def _opt_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gctoy opt",
+        description="Parse LLVM IR, run passes, print IR (like LLVM's opt).",
+    )
+    p.add_argument("input", help="input .ll file ('-' for standard input)")
+    p.add_argument("-passes", "--passes", dest="passes", default="verify",
+                   help="comma-separated pass pipeline (default: verify)")
+    p.add_argument("-S", dest="emit", action="store_true", help="print the module as IR text")
+    p.add_argument("-o", dest="output", help="write the output here instead of standard output")
+    ptr = p.add_mutually_exclusive_group()
+    ptr.add_argument("--typed-pointers", dest="opaque", action="store_false",
+                     help="print typed pointers such as 'i8 addrspace(1)*' (LLVM <= 14; the default)")
+    ptr.add_argument("--opaque-pointers", dest="opaque", action="store_true",
+                     help="print opaque pointers 'ptr addrspace(1)' (LLVM >= 15)")
+    p.set_defaults(opaque=None)
+    p.add_argument("--statepoint-form", choices=["oldest", "middle", "modern"],
+                   help="rewrite every gc.statepoint into this historical signature")
+    p.add_argument("--implicit-declarations", action="store_true",
+                   help="declare functions and globals that are used but never declared (seed fragments)")
+    p.add_argument("--fix-numbering", action="store_true",
+                   help="accept %%N names out of sequence and renumber them")
+    p.add_argument("--keep-comments", action="store_true", help="keep the input's comments in the output")
+    return p
+
+
+def cmd_opt(argv: list[str]) -> int:
+    """``gctoy opt``: parse, run passes, print."""
+    args = _opt_parser().parse_args(argv)
+    from .passes import parse_pipeline, run
+
+    name = args.input
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except OSError as e:
+        print(f"gctoy opt: error: cannot read '{name}': {e.strerror}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as e:
+        print(f"{name}: error: not UTF-8 text (byte offset {e.start})", file=sys.stderr)
+        return 1
+    filename = "<stdin>" if name == "-" else name
+    try:
+        pipeline = args.passes
+        parse_pipeline(pipeline)
+        module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
+                              fix_numbering=args.fix_numbering)
+        for note in module.notes:
+            print(note, file=sys.stderr)
+        if args.statepoint_form:
+            convert_statepoints(module, args.statepoint_form)
+        run(module, pipeline)
+        opaque = bool(args.opaque) if args.opaque is not None else _module_is_opaque(module)
+        out = print_module(module, opaque=opaque, comments=args.keep_comments)
+    except GCToyError as e:
+        print(_format_error(e, filename), file=sys.stderr)
+        return 1
+    if args.emit or args.output:
+        if args.output and args.output != "-":
+            Path(args.output).write_text(out, encoding="utf-8")
+        else:
+            sys.stdout.write(out)
+    return 0
+
+
+def _module_is_opaque(module) -> bool:
+    """Print a module in the pointer style it was written in."""
+    from .ir.types import PointerType
+
+    for g in [*module.globals, *module.functions]:
+        if isinstance(g.type, PointerType):
+            return g.type.is_opaque
+    return False
+
+
+def _format_error(e: GCToyError, filename: str) -> str:
+    if isinstance(e, IRParseError):
+        return str(e)
+    text = str(e)
+    if text.startswith("error:"):
+        return f"{filename}: {text}"
+    return text
+
+
+COMMANDS = {"opt": cmd_opt}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``gctoy`` console script."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: gctoy <command> [options]\n\ncommands:\n"
+              "  opt    parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n\n"
+              "'gctoy <command> --help' describes a command.")
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        from . import __version__
+
+        print(f"gctoy {__version__}")
+        return 0
+    cmd = COMMANDS.get(argv[0])
+    if cmd is None:
+        print(f"gctoy: error: unknown command '{argv[0]}' (try: {', '.join(COMMANDS)})", file=sys.stderr)
+        return 2
+    try:
+        return cmd(argv[1:])
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

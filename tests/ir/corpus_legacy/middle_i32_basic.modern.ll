@@ -1,0 +1,20 @@
+; Modern (LLVM 14) equivalent of middle_i32_basic.ll: position 7 is gc-live entry 0; IDs and
+; patch byte counts carry over unchanged.
+declare void @foo()
+declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 immarg, i32 immarg, void ()*, i32 immarg, i32 immarg, ...)
+declare i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token, i32 immarg, i32 immarg) #0
+
+define i8 addrspace(1)* @one_pointer(i8 addrspace(1)* %obj) gc "statepoint-example" {
+entry:
+  %tok = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 0, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0) [ "gc-live"(i8 addrspace(1)* %obj) ]
+  %obj.relocated = call coldcc i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %tok, i32 0, i32 0)
+  ret i8 addrspace(1)* %obj.relocated
+}
+
+define void @patchable() gc "statepoint-example" {
+entry:
+  %tok = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 42, i32 5, void ()* @foo, i32 0, i32 0, i32 0, i32 0)
+  ret void
+}
+
+attributes #0 = { nounwind readnone }
