@@ -689,6 +689,8 @@ class _Parser:
             if name is None:
                 # With fix_numbering the source's own numbers name values; implicit slots stay private.
                 name = f"<slot {expected}>" if self.fix_numbering else str(expected)
+        else:
+            value.name = name
         if name in self.locals:
             raise self.err(f"multiple definition of local value named '%{name}'", offset)
         self.locals[name] = value
