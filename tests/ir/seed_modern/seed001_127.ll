@@ -1,0 +1,13 @@
+; seed 001 line 127: oldest form (i32 result, no ID) in modern form; default ID 0xABCDEF00 and 0 patch bytes supplied, five deopt values to "deopt", index 9 becomes 0.
+declare void @foo()
+declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 immarg, i32 immarg, void ()*, i32 immarg, i32 immarg, ...)
+declare i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token, i32 immarg, i32 immarg) #0
+
+define i8 addrspace(1)* @test1(i8 addrspace(1)* %obj) gc "statepoint-example" {
+entry:
+  %0 = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 2882400000, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0) [ "deopt"(i32 0, i32 -1, i32 0, i32 0, i32 0), "gc-live"(i8 addrspace(1)* %obj) ]
+  %obj.relocated = call coldcc i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %0, i32 0, i32 0)
+  ret i8 addrspace(1)* %obj.relocated
+}
+
+attributes #0 = { nounwind readnone }
