@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import GCToyError, IRParseError
+from .errors import GCToyError, IRParseError, VerifyError
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 
@@ -80,21 +80,18 @@ def cmd_opt(argv: list[str]) -> int:
 
 def _module_is_opaque(module) -> bool:
     """Print a module in the pointer style it was written in."""
-    from .ir.types import PointerType
+    from .ir.printer import uses_opaque_pointers
 
-    for g in [*module.globals, *module.functions]:
-        if isinstance(g.type, PointerType):
-            return g.type.is_opaque
-    return False
+    return uses_opaque_pointers(module)
 
 
 def _format_error(e: GCToyError, filename: str) -> str:
+    """``file:line:col: error: message`` where the error knows its place, else ``file: error: message``."""
     if isinstance(e, IRParseError):
         return str(e)
-    text = str(e)
-    if text.startswith("error:"):
-        return f"{filename}: {text}"
-    return text
+    if isinstance(e, VerifyError):
+        return str(e) if e.location else f"{filename}: error: {e.message}"
+    return f"{filename}: error: {e}"
 
 
 COMMANDS = {"opt": cmd_opt}

@@ -5,6 +5,7 @@ unnamed result), exactly the numbering the parser expects back.
 """
 from __future__ import annotations
 
+from ..errors import GCToyError
 from . import instructions as I
 from .intrinsics import STATEPOINT, base_name, intrinsic_name
 from .module import Module
@@ -34,8 +35,27 @@ from .values import (
 
 
 def print_module(module: Module, *, opaque: bool = False, comments: bool = False) -> str:
-    """The module as IR text (``opaque`` selects ``ptr`` spelling, ``comments`` keeps source comments)."""
+    """The module as IR text (``opaque`` selects ``ptr`` spelling, ``comments`` keeps source comments).
+
+    Typed printing of a module written with opaque pointers is refused: the
+    pointee types it would need are not in the module.
+    """
+    if not opaque and uses_opaque_pointers(module):
+        raise GCToyError("this module uses opaque pointers ('ptr'); it has no pointee types to print it "
+                         "with typed pointers (print it with opaque pointers instead)")
     return _Printer(module, opaque, comments).module()
+
+
+def uses_opaque_pointers(module: Module) -> bool:
+    """True if the module was written with ``ptr`` (its globals' and functions' types are opaque)."""
+    for g in [*module.globals, *module.functions]:
+        if isinstance(g.type, PointerType) and g.type.is_opaque:
+            return True
+    for nt in module.types.values():
+        for e in nt.body.elements or ():
+            if isinstance(e, PointerType) and e.is_opaque:
+                return True
+    return False
 
 
 def print_function(fn: Function, *, opaque: bool = False) -> str:

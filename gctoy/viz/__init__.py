@@ -1,0 +1,36 @@
+"""gctoy.viz: pictures and tables of what the core computes (CFGs with live GC pointers, statepoint layouts).
+
+Nothing here imports Jupyter.  Building a graph needs the Python package
+``graphviz`` (imported only when a graph is built, with a clear message if it is
+missing); drawing it as SVG needs Graphviz's ``dot`` program, which
+:func:`has_dot` checks for.  ``cfg_dot_source`` works without ``dot``.
+"""
+from ._graphviz import GraphvizMissing, graphviz_module, has_dot, render_svg, require_dot
+from .cfg import (
+    CFGPalette,
+    InstructionKind,
+    cfg_dot_source,
+    cfg_graph,
+    edge_labels,
+    instruction_kind,
+    may_be_safepoint,
+)
+from .statepoint import OperandSlot, layout_text, statepoint_layout
+
+__all__ = [
+    "CFGPalette",
+    "GraphvizMissing",
+    "InstructionKind",
+    "OperandSlot",
+    "cfg_dot_source",
+    "cfg_graph",
+    "edge_labels",
+    "graphviz_module",
+    "has_dot",
+    "instruction_kind",
+    "layout_text",
+    "may_be_safepoint",
+    "render_svg",
+    "require_dot",
+    "statepoint_layout",
+]

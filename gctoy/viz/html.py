@@ -1,0 +1,34 @@
+"""IR text as HTML: a ``<pre>`` block with statepoints, relocations and results coloured like the CFG drawings."""
+from __future__ import annotations
+
+import html
+
+from ..ir.intrinsics import RELOCATE, RESULT, STATEPOINT
+from .cfg import DEFAULT_PALETTE, CFGPalette
+
+
+def _line_style(line: str, palette: CFGPalette) -> str | None:
+    if not line.startswith("  "):
+        return None  # declarations and labels stay plain
+    if f"@{STATEPOINT}" in line:
+        return f"background:{palette.statepoint_bg}"
+    if f"@{RELOCATE}" in line:
+        return f"color:{palette.relocate_fg}"
+    if f"@{RESULT}" in line:
+        return f"color:{palette.result_fg}"
+    return None
+
+
+def ir_html(text: str, *, caption: str | None = None, palette: CFGPalette = DEFAULT_PALETTE) -> str:
+    """``text`` (printed IR) as an HTML fragment under an optional ``caption`` (HTML, not escaped).
+
+    Instruction lines that call the GC intrinsics are coloured: statepoints on amber,
+    relocations in green, results in purple.
+    """
+    lines = []
+    for line in text.rstrip("\n").split("\n"):
+        style = _line_style(line, palette)
+        escaped = html.escape(line)
+        lines.append(f'<span style="{style}">{escaped}</span>' if style else escaped)
+    head = f"<div>{caption}</div>" if caption else ""
+    return head + '<pre style="font-size:12px;line-height:1.35;overflow-x:auto">' + "\n".join(lines) + "</pre>"
