@@ -12,14 +12,14 @@ from .cfg import (
 )
 from .defuse import Use, users, users_of, uses_of
 from .dominators import DominatorTree
-from .liveness import Liveness, LiveSets
+from .liveness import BlockLiveSets, Liveness
 from .loops import Loop, LoopInfo, backedges, is_reducible, natural_loops
 from .numbering import LocalNames, ValueNumbering
 
 __all__ = [
+    "BlockLiveSets",
     "DominatorTree",
     "Edge",
-    "LiveSets",
     "Liveness",
     "LocalNames",
     "Loop",

@@ -181,7 +181,8 @@ class DominatorTree:
             raise GCToyError("dominates_edge: the two blocks are not joined by an edge")
         if not self.is_reachable(block):
             return True
-        if not self.dominates(target, block):
+        if target is self.root or not self.dominates(target, block):
+            # A path from the entry never needs to re-enter the entry block.
             return False
         if sum(1 for s in source.terminator.successors if s is target) > 1:
             return False

@@ -31,7 +31,7 @@ from .cfg import post_order, require_body
 from .numbering import LocalNames, ValueNumbering
 
 
-class LiveSets(Mapping):
+class BlockLiveSets(Mapping):
     """A read-only ``block -> tuple of live values`` view over per-block bitsets."""
 
     def __init__(self, blocks: list[BasicBlock], bits: list[int], numbering: ValueNumbering) -> None:
@@ -66,8 +66,8 @@ class Liveness:
         self._block_index = {b: i for i, b in enumerate(self._blocks)}
         self._scan_blocks()
         self._solve()
-        self.live_in = LiveSets(self._blocks, self._in, self.numbering)
-        self.live_out = LiveSets(self._blocks, self._out, self.numbering)
+        self.live_in = BlockLiveSets(self._blocks, self._in, self.numbering)
+        self.live_out = BlockLiveSets(self._blocks, self._out, self.numbering)
         self._cached_block: BasicBlock | None = None
         self._cached_points: dict[int, tuple[int, int]] = {}
 

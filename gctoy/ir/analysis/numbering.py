@@ -7,6 +7,7 @@ source-ordered tuple.
 """
 from __future__ import annotations
 
+from itertools import compress
 from typing import Callable, Iterable
 
 from ..instructions import Instruction
@@ -71,6 +72,9 @@ class ValueNumbering:
         if not bits:
             return ()
         digits = bin(bits)[:1:-1]  # least significant bit first
+        if bits.bit_count() * 32 > len(digits):
+            # Dense set: let C code pick the values whose digit is 1.
+            return tuple(compress(self.values, digits.encode().translate(_DIGIT_TO_BYTE)))
         values = self.values
         out = []
         k = digits.find("1")
@@ -78,6 +82,9 @@ class ValueNumbering:
             out.append(values[k])
             k = digits.find("1", k + 1)
         return tuple(out)
+
+
+_DIGIT_TO_BYTE = bytes.maketrans(b"01", b"\x00\x01")
 
 
 class LocalNames:
