@@ -30,13 +30,15 @@ PLAIN_ATTRIBUTES = frozenset({
     "sanitize_hwaddress", "sanitize_memory", "sanitize_memtag", "sanitize_thread", "shadowcallstack",
     "signext", "speculatable", "speculative_load_hardening", "ssp", "sspreq", "sspstrong",
     "strictfp", "swiftasync", "swifterror", "swiftself", "uwtable", "willreturn", "writeonly",
-    "zeroext", "nocallback", "allocptr", "presplitcoroutine",
+    "zeroext", "nocallback", "allocptr", "presplitcoroutine", "writable", "dead_on_unwind",
+    "nocreateundeforpoison", "hybrid_patchable", "sanitize_numerical_stability", "coro_only_destroy_when_complete",
 })
 
 # Attributes written as ``kind(value)``; the value is an integer or a type.
 PAREN_ATTRIBUTES = frozenset({
     "dereferenceable", "dereferenceable_or_null", "allocsize", "alignstack", "vscale_range",
     "byval", "byref", "sret", "inalloca", "preallocated", "elementtype", "uwtable", "align",
+    "memory", "initializes", "range", "nofpclass", "allockind", "captures",
 })
 TYPE_ATTRIBUTES = frozenset({"byval", "byref", "sret", "inalloca", "preallocated", "elementtype"})
 

@@ -442,10 +442,13 @@ class _Parser(InstructionParser):
             else:
                 start = self.peek()[2]
                 end = start
-                while not self.at(")"):
+                depth = 0
+                while depth or not self.at(")"):
                     t = self.next()
                     if t[0] == "EOF":
                         raise self.err("expected ')'")
+                    if t[0] == "PUNCT" and t[1] in "()":
+                        depth += 1 if t[1] == "(" else -1
                     end = t[2] + len(t[1])
                 raw = self.src.text[start:end]
                 a = Attribute(text, int(raw) if raw.lstrip("-").isdigit() else raw, style="paren")
