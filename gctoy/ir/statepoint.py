@@ -267,14 +267,25 @@ def convert_statepoints(module, form: StatepointForm | str) -> int:
     express something (the oldest form has no ID, patch bytes or GC transition).
     """
     form = StatepointForm(form)
-    changed = 0
-    for fn in list(module.definitions()):
-        for sp in statepoints(fn):
-            if sp.form is form:
-                continue
-            _convert_one(module, sp, form)
-            changed += 1
-    return changed
+    todo = [sp for fn in module.definitions() for sp in statepoints(fn) if sp.form is not form]
+    for sp in todo:  # check everything first: a refusal leaves the module untouched
+        _check_expressible(sp, form)
+    for sp in todo:
+        _convert_one(module, sp, form)
+    return len(todo)
+
+
+def _check_expressible(sp: Statepoint, form: StatepointForm) -> None:
+    """Raise VerifyError if ``form`` cannot say what this statepoint says."""
+    if form is not StatepointForm.OLDEST:
+        return
+    loc = _loc(sp.call)
+    if sp.transition_args or sp.is_gc_transition:
+        raise VerifyError("the oldest statepoint form has no GC transition arguments", loc)
+    if sp.num_patch_bytes:
+        raise VerifyError("the oldest statepoint form has no patch bytes", loc)
+    if isinstance(sp.call, I.Invoke):
+        raise VerifyError("the oldest statepoint form (LLVM 3.6) has no invoke statepoints", loc)
 
 
 def _i32(v: int) -> ConstantInt:
@@ -286,12 +297,7 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
     relocs = [(r, sp.gc_position(r.base_index), sp.gc_position(r.derived_index)) for r in sp.relocates()]
     result = sp.result()
     target_ty = sp.target.type
-    loc = _loc(call)
     if form is StatepointForm.OLDEST:
-        if sp.transition_args or sp.is_gc_transition:
-            raise VerifyError("the oldest statepoint form has no GC transition arguments", loc)
-        if sp.num_patch_bytes:
-            raise VerifyError("the oldest statepoint form has no patch bytes", loc)
         if sp.id not in (None, 0, DEFAULT_STATEPOINT_ID):
             module.notes.append(f"statepoint ID {sp.id} dropped: the oldest form has no ID")
         args = [sp.target, _i32(len(sp.call_args)), _i32(sp.flags), *sp.call_args, _i32(len(sp.deopt_args)),
