@@ -406,7 +406,7 @@ class InstructionParser:
                     break
                 self.expect(",")
         return dict(cc=cc, ret_attrs=ret_attrs, ftype=ftype, callee=callee, args=args, arg_attrs=arg_attrs,
-                    fn_attrs=fn_attrs, bundles=bundles, legacy=legacy)
+                    fn_attrs=fn_attrs, bundles=bundles, legacy=legacy, ty_tok=ty_tok)
 
     def legacy_callee(self, tok, ty: PointerType) -> bool:
         """Does ``call <fnty>* @f(...)`` mean the pre-3.7 syntax (callee type) rather than a return type?"""
@@ -432,7 +432,16 @@ class InstructionParser:
         call = I.Call(d["ftype"], d["callee"], d["args"], tail=tail, arg_attrs=d["arg_attrs"],
                       ret_attrs=d["ret_attrs"], fn_attrs=d["fn_attrs"], cc=d["cc"], bundles=d["bundles"])
         call.legacy_pointer_syntax = d["legacy"]
+        if d["legacy"]:
+            self.note_legacy_call(d["ty_tok"], d["ftype"])
         return call
+
+    def note_legacy_call(self, tok, ftype) -> None:
+        """Leave a note that ``call <fnty>* @f(...)`` (before LLVM 3.7) was read as ``call <ret> @f``."""
+        line, col = self.src.position(tok[2])
+        self.module.notes.append(
+            f"{self.src.filename}:{line}:{col}: note: read the pre-3.7 call syntax '{ftype}*' as a call of "
+            f"type '{ftype}' (LLVM 3.7 and later spell the function type, not a pointer to it)")
 
     def inst_invoke(self) -> I.Instruction:
         self.next()
@@ -444,6 +453,8 @@ class InstructionParser:
         inv = I.Invoke(d["ftype"], d["callee"], d["args"], normal, unwind, arg_attrs=d["arg_attrs"],
                        ret_attrs=d["ret_attrs"], fn_attrs=d["fn_attrs"], cc=d["cc"], bundles=d["bundles"])
         inv.legacy_pointer_syntax = d["legacy"]
+        if d["legacy"]:
+            self.note_legacy_call(d["ty_tok"], d["ftype"])
         return inv
 
 

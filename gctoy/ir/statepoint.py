@@ -348,7 +348,7 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
 
 
 def _retype_declaration(fn: Function | None, ftype: FunctionType, form: StatepointForm) -> None:
-    if fn is None or fn.ftype == ftype:
+    if fn is None:
         return
     fn.ftype = ftype
     fn.type = PointerType(ftype, fn.addrspace) if not fn.type.is_opaque else fn.type

@@ -29,7 +29,8 @@ class Value:
     name: str | None = None
 
     def __repr__(self) -> str:
-        label = f" %{self.name}" if self.name is not None else ""
+        sigil = "@" if isinstance(self, GlobalValue) else "%"
+        label = f" {sigil}{self.name}" if self.name is not None else ""
         return f"<{type(self).__name__} {self.type}{label}>"
 
 

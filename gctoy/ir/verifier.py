@@ -222,6 +222,8 @@ class _FunctionVerifier:
                 self.check_result(inst)
 
     def check_statepoint(self, call: I.CallBase) -> None:
+        if self.fn.gc is None:
+            self.report(call, "gc.statepoint in a function without a 'gc' attribute (the collector must be named)")
         try:
             sp = Statepoint.of(call)
         except VerifyError as e:

@@ -96,7 +96,7 @@ def may_be_safepoint(inst: I.Instruction) -> bool:
 
 
 def block_label(block: BasicBlock, names: LocalNames | None = None) -> str:
-    """``name:`` for a named block, ``%N:``-style slot number for an unnamed one (as the printer numbers it)."""
+    """``name:`` for a named block, ``N:`` for an unnamed one (numbered as the printer numbers it)."""
     if names is None and block.parent is not None:
         names = LocalNames(block.parent)
     text = names(block) if names is not None else "%?"
