@@ -1,6 +1,9 @@
 """IR -> IR passes and checks, registered under LLVM's pass names.
 
 ``run(module, "verify")`` runs a comma-separated pipeline, as ``opt -passes=`` does.
+A pass registered with ``options=True`` also accepts ``name<opt1;opt2=value>``
+(the syntax of LLVM's new pass manager); the text between the brackets is
+handed to the pass function as its second argument.
 """
 from __future__ import annotations
 
@@ -14,13 +17,17 @@ PassFn = Callable[[Module], None]
 
 #: opt-style pass name -> function that transforms (or checks) a module in place.
 REGISTRY: dict[str, PassFn] = {}
+#: Names of passes that accept ``name<options>``; their function takes the option text.
+TAKES_OPTIONS: set[str] = set()
 
 
-def register(name: str) -> Callable[[PassFn], PassFn]:
+def register(name: str, options: bool = False) -> Callable[[PassFn], PassFn]:
     """Decorator: make a pass available under ``name`` (as in ``-passes=name``)."""
 
     def wrap(fn: PassFn) -> PassFn:
         REGISTRY[name] = fn
+        if options:
+            TAKES_OPTIONS.add(name)
         return fn
 
     return wrap
@@ -36,23 +43,55 @@ class UnknownPassError(GCToyError):
     """A pass name that gctoy does not have."""
 
 
+def split_pass(entry: str) -> tuple[str, str | None]:
+    """``"p<a;b>"`` -> ``("p", "a;b")``; ``"p"`` -> ``("p", None)``."""
+    entry = entry.strip()
+    if entry.endswith(">") and "<" in entry:
+        name, _, rest = entry.partition("<")
+        return name.strip(), rest[:-1]
+    return entry, None
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        depth += (ch == "<") - (ch == ">")
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
 def parse_pipeline(text: str) -> list[str]:
-    """Split ``"a,b"`` into pass names, checking each exists."""
-    names = [p.strip() for p in text.split(",") if p.strip()]
-    if not names:
+    """Split ``"a,b<opts>"`` into pass entries, checking each name exists (and takes options if given)."""
+    entries = _split_top_level(text)
+    if not entries:
         raise UnknownPassError("empty pass pipeline")
-    for n in names:
+    for entry in entries:
+        n, opts = split_pass(entry)
         if n not in REGISTRY:
             known = ", ".join(sorted(REGISTRY))
             raise UnknownPassError(f"unknown pass name '{n}' (gctoy has: {known})")
-    return names
+        if opts is not None and n not in TAKES_OPTIONS:
+            raise UnknownPassError(f"pass '{n}' takes no options (got '<{opts}>')")
+    return entries
 
 
 def run(module: Module, pipeline: str) -> Module:
     """Run the passes of ``pipeline`` on ``module`` in order; returns the module."""
-    for name in parse_pipeline(pipeline):
-        REGISTRY[name](module)
+    for entry in parse_pipeline(pipeline):
+        name, opts = split_pass(entry)
+        if opts is None:
+            REGISTRY[name](module)
+        else:
+            REGISTRY[name](module, opts)  # type: ignore[call-arg]
     return module
 
 
-__all__ = ["REGISTRY", "UnknownPassError", "VerifyError", "parse_pipeline", "register", "run"]
+from . import place_safepoints as _place_safepoints  # noqa: E402  (registers "place-safepoints")
+
+__all__ = ["REGISTRY", "TAKES_OPTIONS", "UnknownPassError", "VerifyError", "parse_pipeline", "register",
+           "run", "split_pass"]

@@ -1,0 +1,321 @@
+"""PlaceSafepoints as in LLVM 14: inline the ``@gc.safepoint_poll`` body at function entry and on backedges.
+
+Only functions whose collector is ``gc "statepoint-example"`` or ``gc "coreclr"``
+are changed, and never ``@gc.safepoint_poll`` itself.  Per function:
+
+1. blocks unreachable from the entry are deleted (phis forget them);
+2. *backedge polls*: for every natural loop (inner loops first) and each latch,
+   a poll goes before the latch's terminator unless the loop is a counted loop
+   with a short trip count (:mod:`gctoy.passes.counted_loops`) or a call that
+   will become a safepoint sits on the dominator-tree path from the latch up to
+   the header; locations are sorted by latch block name;
+3. the *entry poll*: before the first call that is not an intrinsic, walking
+   straight-line code from the entry (through unique-successor blocks whose
+   only predecessor is the block before);
+4. the poll body is inlined at every location, backedge polls first
+   (:mod:`gctoy.passes.inline_poll`).  No statepoints are created here: the
+   runtime call inside the poll stays a plain call for RS4GC to rewrite.
+
+Options, written in the pipeline as ``place-safepoints<no-entry;trip-width=16>``
+(LLVM 14's hidden ``-spp-*`` flags): ``no-entry``, ``no-backedge``, ``no-call``,
+``all-backedges``, ``split-backedge``, ``trip-width=N`` (default 32).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import GCToyError
+from ..ir import instructions as I
+from ..ir.analysis.cfg import predecessors, reachable_set
+from ..ir.analysis.dominators import DominatorTree
+from ..ir.analysis.loops import Loop, LoopInfo
+from ..ir.module import Module
+from ..ir.values import BasicBlock, Function, Undef
+from . import register
+from .counted_loops import must_be_finite_counted_loop
+from .inline_poll import POLL_NAME, SymbolTable, check_poll_function, inline_poll
+
+#: Collectors whose functions get polls (LLVM compares the gc name as a string).
+SAFEPOINT_GCS = ("statepoint-example", "coreclr")
+
+#: Intrinsics that wrap a real call, so the entry poll must come before them.
+_CALL_WRAPPING_INTRINSICS = ("llvm.experimental.gc.statepoint", "llvm.experimental.patchpoint.void",
+                             "llvm.experimental.patchpoint.i64")
+#: Intrinsics that may still reach a safepoint (LLVM's callsGCLeafFunction exceptions).
+_NON_LEAF_INTRINSICS = ("llvm.experimental.gc.statepoint", "llvm.experimental.deoptimize",
+                        "llvm.memcpy.element.unordered.atomic", "llvm.memmove.element.unordered.atomic")
+#: C library functions LLVM's TargetLibraryInfo knows, hence GC leaves (a name-only approximation:
+#: LLVM also checks the prototype, and knows many more).
+_LIBRARY_LEAVES = frozenset("""
+    malloc calloc realloc free memcpy memmove memset memcmp memchr strlen strcmp strncmp strcpy
+    strncpy strchr strrchr strcat printf puts putchar fprintf sprintf snprintf abort exit
+    sqrt sin cos tan exp log pow fabs floor ceil abs labs
+""".split())
+
+
+class PassOptionError(GCToyError):
+    """A malformed ``place-safepoints<...>`` option."""
+
+
+@dataclass(frozen=True)
+class SafepointOptions:
+    """The knobs of LLVM 14's hidden ``-spp-*`` flags."""
+
+    no_entry: bool = False
+    no_backedge: bool = False
+    no_call: bool = False
+    all_backedges: bool = False
+    split_backedge: bool = False
+    trip_width: int = 32
+
+    @classmethod
+    def parse(cls, text: str) -> "SafepointOptions":
+        """``"no-entry;trip-width=16"`` -> options (``;`` separated, flags without ``spp-``)."""
+        flags: dict[str, object] = {}
+        for item in (p.strip() for p in text.split(";")):
+            if not item:
+                continue
+            key, _, value = item.partition("=")
+            key = key.strip().removeprefix("spp-")
+            if key in ("trip-width", "counted-loop-trip-width"):
+                try:
+                    flags["trip_width"] = int(value)
+                except ValueError:
+                    raise PassOptionError(f"place-safepoints: trip-width needs an integer, got '{value}'") from None
+            elif key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge") and not value:
+                flags[key.replace("-", "_")] = True
+            else:
+                raise PassOptionError(
+                    f"place-safepoints: unknown option '{item}' (known: no-entry, no-backedge, no-call, "
+                    "all-backedges, split-backedge, trip-width=N)")
+        return cls(**flags)  # type: ignore[arg-type]
+
+
+def wants_safepoints(fn: Function) -> bool:
+    """True for a defined function with a statepoint collector (and not the poll itself)."""
+    return not fn.is_declaration and fn.name != POLL_NAME and fn.gc in SAFEPOINT_GCS
+
+
+# -- step 1 -------------------------------------------------------------------------
+
+
+def remove_unreachable_blocks(fn: Function) -> list[BasicBlock]:
+    """Delete blocks the entry cannot reach, dropping their phi entries; returns them."""
+    live = reachable_set(fn)
+    dead = [b for b in fn.blocks if b not in live]
+    for block in dead:
+        for succ in block.successors:
+            if succ not in live:
+                continue
+            for phi in succ.phis():
+                had = len(phi.incoming)
+                phi.incoming = [(v, b) for v, b in phi.incoming if b is not block]
+                if not phi.incoming:
+                    fn.replace_all_uses(phi, Undef(phi.type))
+                    phi.erase()
+                elif had > 1:
+                    same = _phi_constant_value(phi)
+                    if same is not None:
+                        fn.replace_all_uses(phi, same)
+                        phi.erase()
+    fn.blocks = [b for b in fn.blocks if b in live]
+    return dead
+
+
+def _phi_constant_value(phi: I.Phi):
+    """The single value a phi merges (ignoring itself), as PHINode::hasConstantValue finds it."""
+    values = {id(v): v for v, _ in phi.incoming if v is not phi}
+    if len(values) > 1:
+        return None
+    return next(iter(values.values())) if values else Undef(phi.type)
+
+
+# -- step 2 -------------------------------------------------------------------------
+
+
+def needs_statepoint(call: I.CallBase) -> bool:
+    """True if the call will become a safepoint (not a GC leaf or a GC intrinsic).
+
+    (LLVM also exempts inline asm, which gctoy's IR subset does not have.)
+    """
+    if call.string_attr("gc-leaf-function") is not None:
+        return False
+    callee = call.called_function
+    if callee is None:
+        return True
+    if callee.string_attr("gc-leaf-function") is not None:
+        return False
+    if callee.name.startswith("llvm."):
+        return any(callee.name == n or callee.name.startswith(n + ".") for n in _NON_LEAF_INTRINSICS)
+    return callee.name not in _LIBRARY_LEAVES
+
+
+def call_on_dominator_path(latch: BasicBlock, header: BasicBlock, dt: DominatorTree) -> bool:
+    """True if a block on the idom chain latch -> header holds a call that needs a statepoint."""
+    block: BasicBlock | None = latch
+    while block is not None:
+        if any(isinstance(i, I.CallBase) and needs_statepoint(i) for i in block.instructions):
+            return True
+        if block is header:
+            return False
+        block = dt.idom(block)
+    return False
+
+
+def _loops_inner_first(info: LoopInfo) -> list[Loop]:
+    out: list[Loop] = []
+
+    def visit(loop: Loop) -> None:
+        for child in loop.children:
+            visit(child)
+        out.append(loop)
+
+    for top in info.top_level:
+        visit(top)
+    return out
+
+
+def backedge_poll_locations(fn: Function, opts: SafepointOptions) -> list[I.Instruction]:
+    """Latch terminators that need a poll, sorted by latch name, each once."""
+    dt = DominatorTree(fn)
+    info = LoopInfo(fn, dt)
+    found: list[I.Instruction] = []
+    for loop in _loops_inner_first(info):
+        for latch in loop.latches:
+            if not opts.all_backedges:
+                if must_be_finite_counted_loop(loop, dt, opts.trip_width):
+                    continue
+                if not opts.no_call and call_on_dominator_path(latch, loop.header, dt):
+                    continue
+            found.append(latch.terminator)
+    found.sort(key=lambda t: t.parent.name or "")
+    unique: list[I.Instruction] = []
+    for term in found:
+        if not any(term is u for u in unique):
+            unique.append(term)
+    return unique
+
+
+def split_backedges(fn: Function, terms: list[I.Instruction]) -> list[I.Instruction]:
+    """For ``split-backedge``: a new block on each latch -> header edge; returns their branches."""
+    dt = DominatorTree(fn)
+    out: list[I.Instruction] = []
+    for term in terms:
+        latch = term.parent
+        headers: list[BasicBlock] = []
+        for succ in term.successors:
+            if dt.dominates(succ, latch) and succ not in headers:
+                headers.append(succ)
+        for header in headers:
+            out.append(_split_edge(fn, latch, header).terminator)
+    return out
+
+
+def _split_edge(fn: Function, source: BasicBlock, target: BasicBlock) -> BasicBlock:
+    term = source.terminator
+    if len(term.successors) == 1:
+        # Not critical (the header has other predecessors): split off the branch.
+        new = BasicBlock(SymbolTable(fn).claim(f"{source.name}.split") if source.name else None)
+        new.parent = fn
+        fn.blocks.insert(fn.blocks.index(source) + 1, new)
+        term.parent.instructions.remove(term)
+        new.append(term)
+        source.append(I.Br(new))
+        for phi in target.phis():
+            phi.replace_uses_of(source, new)
+        return new
+    name = f"{source.name}.{target.name}_crit_edge" if source.name and target.name else None
+    new = BasicBlock(SymbolTable(fn).claim(name))
+    new.parent = fn
+    fn.blocks.insert(fn.blocks.index(source) + 1, new)
+    new.append(I.Br(target))
+    _retarget_first(term, target, new)
+    for phi in target.phis():
+        for k, (v, b) in enumerate(phi.incoming):
+            if b is source:
+                phi.incoming[k] = (v, new)
+                break
+    return new
+
+
+def _retarget_first(term: I.Instruction, old: BasicBlock, new: BasicBlock) -> None:
+    """Point the first edge ``term -> old`` at ``new`` instead."""
+    if isinstance(term, I.Br):
+        for i, op in enumerate(term.ops):
+            if op is old:
+                term.ops[i] = new
+                return
+    elif isinstance(term, I.Switch):
+        if term.default is old:
+            term.default = new
+            return
+        for i, (c, b) in enumerate(term.cases):
+            if b is old:
+                term.cases[i] = (c, new)
+                return
+    raise GCToyError(f"cannot split a backedge leaving a '{term.opcode}'")
+
+
+# -- step 3 -------------------------------------------------------------------------
+
+
+def _skippable_before_entry_poll(call: I.CallBase) -> bool:
+    if not isinstance(call, I.Call):
+        return False
+    callee = call.called_function
+    if callee is None or not callee.name.startswith("llvm."):
+        return False
+    return not any(callee.name == n or callee.name.startswith(n + ".") for n in _CALL_WRAPPING_INTRINSICS)
+
+
+def entry_poll_location(fn: Function) -> I.Instruction:
+    """The instruction the entry poll goes before (see module doc)."""
+    preds = predecessors(fn)
+    block = fn.entry
+    index = 0
+    while True:
+        inst = block.instructions[index]
+        if isinstance(inst, I.CallBase) and not _skippable_before_entry_poll(inst):
+            return inst
+        if not inst.is_terminator:
+            index += 1
+            continue
+        succs = block.successors
+        if len(succs) != 1 or len(preds[succs[0]]) != 1:
+            return inst
+        block, index = succs[0], 0
+
+
+# -- the pass -----------------------------------------------------------------------
+
+
+def place_safepoints_in_function(fn: Function, poll: Function | None, opts: SafepointOptions,
+                                 module: Module) -> list[I.Call]:
+    """Run the pass on one function; returns the runtime calls the inlined polls contain."""
+    remove_unreachable_blocks(fn)
+    locations: list[I.Instruction] = []
+    if not opts.no_backedge:
+        terms = backedge_poll_locations(fn, opts)
+        locations += split_backedges(fn, terms) if opts.split_backedge else terms
+    if not opts.no_entry:
+        locations.append(entry_poll_location(fn))
+    if not locations:
+        return []
+    poll = poll or check_poll_function(module)
+    symbols = SymbolTable(fn)
+    calls: list[I.Call] = []
+    for loc in locations:
+        calls += inline_poll(loc, poll, symbols)
+    return calls
+
+
+def place_safepoints(module: Module, options: str | SafepointOptions = "") -> Module:
+    """Insert entry and backedge polls in every function that asks for statepoints."""
+    opts = options if isinstance(options, SafepointOptions) else SafepointOptions.parse(options)
+    for fn in list(module.definitions()):
+        if wants_safepoints(fn):
+            place_safepoints_in_function(fn, None, opts, module)
+    return module
+
+
+register("place-safepoints", options=True)(place_safepoints)
