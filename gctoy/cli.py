@@ -37,7 +37,30 @@ def _opt_parser() -> argparse.ArgumentParser:
     p.add_argument("--fix-numbering", action="store_true",
                    help="accept %%N names out of sequence and renumber them")
     p.add_argument("--keep-comments", action="store_true", help="keep the input's comments in the output")
+    spp = p.add_argument_group("place-safepoints options (LLVM's -spp-* flags)")
+    for flag, text in (("no-entry", "no poll at function entry"), ("no-backedge", "no polls on loop backedges"),
+                       ("no-call", "calls do not count as safepoints when deciding backedge polls"),
+                       ("all-backedges", "poll on every backedge, even of counted loops or loops with calls"),
+                       ("split-backedge", "put backedge polls in a new block on the latch->header edge")):
+        p.add_argument(f"--spp-{flag}", action="append_const", const=flag, dest="spp", help=text)
+    p.add_argument("--spp-counted-loop-trip-width", type=int, metavar="N",
+                   help="loops whose trip count fits in N bits need no backedge poll (default 32)")
     return p
+
+
+def _with_spp_options(pipeline: str, args) -> str:
+    """Attach the --spp-* flags to each ``place-safepoints`` of the pipeline."""
+    opts = list(args.spp or [])
+    if args.spp_counted_loop_trip_width is not None:
+        opts.append(f"trip-width={args.spp_counted_loop_trip_width}")
+    if not opts:
+        return pipeline
+    parts = []
+    for name in pipeline.split(","):
+        if name.strip() == "place-safepoints":
+            name = f"place-safepoints<{';'.join(opts)}>"
+        parts.append(name)
+    return ",".join(parts)
 
 
 def cmd_opt(argv: list[str]) -> int:
@@ -56,7 +79,7 @@ def cmd_opt(argv: list[str]) -> int:
         return 1
     filename = "<stdin>" if name == "-" else name
     try:
-        pipeline = args.passes
+        pipeline = _with_spp_options(args.passes, args)
         parse_pipeline(pipeline)
         module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
                               fix_numbering=args.fix_numbering)

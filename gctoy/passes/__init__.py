@@ -91,7 +91,7 @@ def run(module: Module, pipeline: str) -> Module:
     return module
 
 
-from . import place_safepoints as _place_safepoints  # noqa: E402  (registers "place-safepoints")
+from . import place_safepoints as _place_safepoints  # noqa: F401,E402  (registers "place-safepoints")
 
 __all__ = ["REGISTRY", "TAKES_OPTIONS", "UnknownPassError", "VerifyError", "parse_pipeline", "register",
            "run", "split_pass"]
