@@ -42,8 +42,8 @@ def _opt_parser() -> argparse.ArgumentParser:
                        ("no-call", "calls do not count as safepoints when deciding backedge polls"),
                        ("all-backedges", "poll on every backedge, even of counted loops or loops with calls"),
                        ("split-backedge", "put backedge polls in a new block on the latch->header edge")):
-        p.add_argument(f"--spp-{flag}", action="append_const", const=flag, dest="spp", help=text)
-    p.add_argument("--spp-counted-loop-trip-width", type=int, metavar="N",
+        spp.add_argument(f"--spp-{flag}", action="append_const", const=flag, dest="spp", help=text)
+    spp.add_argument("--spp-counted-loop-trip-width", type=int, metavar="N",
                    help="loops whose trip count fits in N bits need no backedge poll (default 32)")
     return p
 

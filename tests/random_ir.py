@@ -93,23 +93,23 @@ class RandomChooser:
 
 
 class DrawChooser:
-    """Decisions drawn from hypothesis (``st.data()``), so failing modules shrink."""
+    """Decisions drawn from hypothesis (a composite's ``draw`` or ``data.draw``), so failing modules shrink."""
 
-    def __init__(self, data) -> None:
+    def __init__(self, draw) -> None:
         from hypothesis import strategies as st
 
-        self.data = data
+        self.draw = draw
         self.st = st
 
     def integer(self, lo: int, hi: int) -> int:
-        return self.data.draw(self.st.integers(lo, hi))
+        return self.draw(self.st.integers(lo, hi))
 
     def choice(self, items: Sequence[T]) -> T:
-        return items[self.data.draw(self.st.integers(0, len(items) - 1))]
+        return items[self.draw(self.st.integers(0, len(items) - 1))]
 
     def chance(self, percent: int) -> bool:
         # shrinks towards 0, i.e. towards "no"
-        return self.data.draw(self.st.integers(0, 99)) >= 100 - percent
+        return self.draw(self.st.integers(0, 99)) >= 100 - percent
 
 
 @dataclass(frozen=True)
