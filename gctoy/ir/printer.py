@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..errors import GCToyError
 from . import instructions as I
-from .intrinsics import STATEPOINT, base_name, intrinsic_name
+from .intrinsics import RELOCATE, STATEPOINT, base_name, intrinsic_name
 from .module import Module
 from .names import escape_bytes, escape_string, quote_name
 from .types import FunctionType, PointerType, Type, VOID
@@ -329,7 +329,23 @@ class _Printer:
             body = f"{self.local(inst)} = {body}"
         for kind, ref in inst.metadata:
             body += f", !{kind} {ref}"
+        if isinstance(inst, I.Call) and base_name(inst.callee_name) == RELOCATE:
+            body += self.relocate_comment(inst)
         return "  " + body
+
+    def relocate_comment(self, call: I.Call) -> str:
+        """LLVM prints ``; (%base, %derived)`` after each gc.relocate; so do we."""
+        from ..errors import VerifyError
+        from .statepoint import GCRelocate, Statepoint, token_statepoint
+
+        try:
+            sp_call = token_statepoint(call.args[0]) if call.args else None
+            if sp_call is None:
+                return ""
+            rel = GCRelocate(call, Statepoint.of(sp_call))
+            return f" ; ({self.ref(rel.base)}, {self.ref(rel.derived)})"
+        except (VerifyError, IndexError, AttributeError):
+            return ""
 
     def inst_body(self, x: I.Instruction) -> str:
         if isinstance(x, I.Alloca):

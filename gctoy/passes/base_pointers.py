@@ -1,0 +1,219 @@
+"""Base pointer inference, as RewriteStatepointsForGC does it.
+
+Every GC pointer the collector must relocate is reported together with the
+*base* of the object it points into: the collector moves objects, and a
+pointer into the middle of one (a *derived* pointer) is relocated as
+``new base + (derived - old base)``.
+
+The *base defining value* (BDV) of a pointer is found by walking back through
+address arithmetic::
+
+    %d = getelementptr i8, i8 addrspace(1)* %b, i64 16    BDV(%d) = BDV(%b)
+    %c = bitcast i8 addrspace(1)* %d to i64 addrspace(1)*  BDV(%c) = BDV(%d)
+    %b = load / call / argument / inttoptr                 BDV(%b) = %b, a known base
+    null, undef, globals, constant expressions             base = null
+
+A phi or select is its own BDV but not necessarily a base: ``phi [%a + 8,
+%l], [%b + 16, %r]`` points into ``%a``'s object on one path and ``%b``'s on
+the other.  For those, a small lattice is solved over every phi/select
+reachable through BDVs (Unknown -> Base(v) -> Conflict); a node that can only
+ever be based on one value ``v`` gets base ``v``, and a node in conflict gets
+a new *base phi* (or select) beside it that merges the bases of its inputs::
+
+    %p.base = phi i8 addrspace(1)* [ %a, %l ], [ %b, %r ], !is_base_value !0
+    %p      = phi i8 addrspace(1)* [ %a1, %l ], [ %b1, %r ]
+"""
+from __future__ import annotations
+
+from ..ir import instructions as I
+from ..ir.types import PointerType
+from ..ir.values import Argument, Constant, ConstantNull, Value
+from .naming import NameUniquer
+
+IS_BASE_VALUE = "is_base_value"
+
+
+def strip_pointer_casts(v: Value) -> Value:
+    """Look through pointer bitcasts and same-space address casts."""
+    while isinstance(v, I.Cast) and v.opcode in ("bitcast", "addrspacecast") and isinstance(v.type, PointerType):
+        v = v.value
+    return v
+
+
+def base_defining_value(v: Value) -> tuple[Value, bool]:
+    """``(bdv, known)``: the BDV of ``v`` and whether it is known to be a base."""
+    while True:
+        if isinstance(v, Argument):
+            return v, True
+        if isinstance(v, Constant):
+            return ConstantNull(v.type) if isinstance(v.type, PointerType) else v, True
+        if isinstance(v, I.Cast):
+            if v.opcode == "inttoptr":
+                return v, True
+            if v.opcode in ("bitcast", "addrspacecast"):
+                v = v.value
+                continue
+            return v, True
+        if isinstance(v, I.GetElementPtr):
+            v = v.pointer
+            continue
+        if isinstance(v, I.Instruction) and any(k == IS_BASE_VALUE for k, _ in v.metadata):
+            return v, True
+        if isinstance(v, (I.Phi, I.Select)):
+            return v, False
+        return v, True
+
+
+def _inputs(node: Value) -> list[Value]:
+    if isinstance(node, I.Phi):
+        return [v for v, _ in node.incoming]
+    assert isinstance(node, I.Select)
+    return [node.true_value, node.false_value]
+
+
+class BaseFinder:
+    """Finds (and, where needed, inserts) the base of every GC pointer of one function."""
+
+    _UNKNOWN, _BASE, _CONFLICT = 0, 1, 2
+
+    def __init__(self, names: NameUniquer, metadata_ref: str):
+        self.names = names
+        self.metadata_ref = metadata_ref
+        #: id(value) -> its base (for BDVs resolved by the lattice, and everything asked)
+        self.cache: dict[int, Value] = {}
+        #: base instructions this finder inserted, in order
+        self.inserted: list[I.Instruction] = []
+
+    def base_or_bdv(self, v: Value) -> Value:
+        """The cached base of ``v``'s BDV if known, else its BDV."""
+        bdv, known = base_defining_value(v)
+        if known:
+            return bdv
+        return self.cache.get(id(bdv), bdv)
+
+    def find_base(self, v: Value) -> Value:
+        """The base of ``v``, solving the phi/select lattice when needed."""
+        bdv, known = base_defining_value(v)
+        if known:
+            return bdv
+        if id(bdv) in self.cache:
+            return self.cache[id(bdv)]
+        self._solve(bdv)
+        return self.cache[id(bdv)]
+
+    # -- the lattice ---------------------------------------------------------------
+    def _solve(self, root: Value) -> None:
+        # 1. every phi/select reachable through BDVs whose base is not known yet
+        states: dict[int, Value] = {}
+        order: list[Value] = []
+        work = [root]
+        while work:
+            node = work.pop()
+            if id(node) in states:
+                continue
+            states[id(node)] = node
+            order.append(node)
+            for inp in _inputs(node):
+                b = self.base_or_bdv(inp)
+                _, known = base_defining_value(b)
+                if not known and id(b) not in self.cache and id(b) not in states:
+                    work.append(b)
+        # 2. prune nodes whose inputs all are (casts of) values that are their own base
+        changed = True
+        while changed:
+            changed = False
+            for node in list(order):
+                if all(self._prunable(inp, states) for inp in _inputs(node)):
+                    del states[id(node)]
+                    order.remove(node)
+                    self.cache[id(node)] = node
+                    changed = True
+        if not order:
+            return
+        # 3. optimistic fixpoint: Unknown -> Base(v) -> Conflict
+        state: dict[int, tuple[int, Value | None]] = {id(n): (self._UNKNOWN, None) for n in order}
+        changed = True
+        while changed:
+            changed = False
+            for node in order:
+                new: tuple[int, Value | None] = (self._UNKNOWN, None)
+                for inp in _inputs(node):
+                    new = self._meet(new, self._input_state(inp, states, state))
+                if new != state[id(node)]:
+                    state[id(node)] = new
+                    changed = True
+        # 4. a base instruction beside each node in conflict; the others take their base
+        for node in order:
+            kind, value = state[id(node)]
+            if kind == self._CONFLICT:
+                self.cache[id(node)] = self._insert_base(node)
+            else:
+                assert kind == self._BASE and value is not None, "a reachable phi/select cannot stay Unknown"
+                self.cache[id(node)] = value
+        for node in order:
+            if state[id(node)][0] == self._CONFLICT:
+                self._fill_base(node, states)
+
+    def _prunable(self, inp: Value, states: dict[int, Value]) -> bool:
+        b = self.base_or_bdv(inp)
+        return strip_pointer_casts(inp) is b and id(b) not in states
+
+    def _input_state(self, inp: Value, states, state) -> tuple[int, Value | None]:
+        b = self.base_or_bdv(inp)
+        if id(b) in states:
+            return state[id(b)]
+        return (self._BASE, b)
+
+    def _meet(self, a: tuple[int, Value | None], b: tuple[int, Value | None]) -> tuple[int, Value | None]:
+        if a[0] == self._CONFLICT or b[0] == self._CONFLICT:
+            return (self._CONFLICT, None)
+        if a[0] == self._UNKNOWN:
+            return b
+        if b[0] == self._UNKNOWN:
+            return a
+        return a if _same(a[1], b[1]) else (self._CONFLICT, None)
+
+    def _insert_base(self, node: Value) -> I.Instruction:
+        kind = "phi" if isinstance(node, I.Phi) else "select"
+        name = f"{node.name}.base" if node.name else f"base_{kind}"
+        if isinstance(node, I.Phi):
+            base: I.Instruction = I.Phi(node.type, [])
+        else:
+            base = I.Select(node.condition, node.true_value, node.false_value)
+        base.name = self.names.unique(name)
+        base.metadata.append((IS_BASE_VALUE, self.metadata_ref))
+        node.parent.insert_before(node, base)
+        self.inserted.append(base)
+        return base
+
+    def _fill_base(self, node: Value, states: dict[int, Value]) -> None:
+        base = self.cache[id(node)]
+        if isinstance(node, I.Phi):
+            chosen: dict[int, Value] = {}
+            for inp, block in node.incoming:
+                if id(block) not in chosen:
+                    chosen[id(block)] = self._cast_to(self._base_for_input(inp), node.type, block.terminator)
+                base.add_incoming(chosen[id(block)], block)
+        else:
+            t = self._cast_to(self._base_for_input(node.true_value), node.type, base)
+            f = self._cast_to(self._base_for_input(node.false_value), node.type, base)
+            base.ops[1], base.ops[2] = t, f
+
+    def _base_for_input(self, inp: Value) -> Value:
+        b = self.base_or_bdv(inp)
+        return self.cache.get(id(b), b)
+
+    def _cast_to(self, v: Value, ty, before: I.Instruction) -> Value:
+        if v.type == ty:
+            return v
+        if isinstance(v, Constant):
+            return ConstantNull(ty) if isinstance(v, ConstantNull) else v
+        cast = I.Cast("bitcast", v, ty, name=self.names.unique("cast"))
+        before.parent.insert_before(before, cast)
+        return cast
+
+
+def _same(a: Value | None, b: Value | None) -> bool:
+    if a is b:
+        return True
+    return isinstance(a, ConstantNull) and isinstance(b, ConstantNull)

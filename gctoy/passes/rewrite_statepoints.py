@@ -1,0 +1,598 @@
+"""RewriteStatepointsForGC: make every safepoint's GC pointers explicit (LLVM 14's behaviour).
+
+In the abstract machine model a call simply *may* move objects.  This pass
+turns each such call into a relocation sequence::
+
+    %r = call i8 addrspace(1)* @f(i64 %n)              ; %obj live across
+      ==>
+    %statepoint_token = call token (...) @llvm.experimental.gc.statepoint.p0f_p1i8i64f(
+            i64 2882400000, i32 0, i8 addrspace(1)* (i64)* @f, i32 1, i32 0, i64 %n, i32 0, i32 0)
+            [ "gc-live"(i8 addrspace(1)* %obj) ]
+    %r1 = call i8 addrspace(1)* @llvm.experimental.gc.result.p1i8(token %statepoint_token)
+    %obj.relocated = call coldcc i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %statepoint_token, i32 0, i32 0)
+
+and then rewrites every later use of ``%obj`` to the relocated value (through
+new phis where paths merge).  The phases, in order:
+
+1. tidy the function (unreachable blocks, single-entry phis, invoke edges);
+2. pick the calls: every call and invoke except GC leaves;
+3. liveness of GC pointers (``addrspace(1)``) at each call;
+4. base pointers of everything live (inserting base phis/selects);
+5. liveness again, now with each live value's base kept alive too;
+6. drop values based on constants, rematerialise cheap derived pointers;
+7. build statepoints, results and relocates;
+8. rewrite uses (via allocas and mem2reg, as LLVM does);
+9. strip attributes and metadata that relocation makes false.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..ir import instructions as I
+from ..ir.analysis import predecessors, unreachable_blocks
+from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
+from ..ir.module import Module, resolve_attrs
+from ..ir.statepoint import Statepoint
+from ..ir.types import I8, I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
+from ..ir.values import (
+    Attribute,
+    BasicBlock,
+    Constant,
+    ConstantInt,
+    Function,
+    MetadataDef,
+    Value,
+    find_string_attr,
+)
+from . import register
+from .base_pointers import BaseFinder, strip_pointer_casts
+from .mem2reg import promote
+from .naming import NameUniquer
+from .rs4gc_liveness import OrderedLiveness
+
+#: the strategies whose functions RS4GC rewrites (LLVM 14 compares the names)
+STATEPOINT_STRATEGIES = ("statepoint-example", "coreclr")
+
+#: C library functions LLVM recognises and leaves alone (a subset of TargetLibraryInfo's list)
+LIBRARY_FUNCTIONS = frozenset({
+    "malloc", "calloc", "realloc", "free", "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp",
+    "strcpy", "strncpy", "printf", "puts", "putchar", "abort", "exit", "sqrt", "sin", "cos", "tan",
+    "exp", "log", "pow", "fabs", "floor", "ceil", "abs", "labs",
+})
+
+
+@dataclass
+class RS4GCOptions:
+    """LLVM's flags for the pass."""
+
+    #: ``-spp-rematerialization-threshold``: rematerialise a derived pointer when its chain costs less
+    remat_threshold: int = 6
+    #: a collector that never moves objects: statepoints record live values, nothing is relocated
+    non_relocating: bool = False
+
+
+@dataclass
+class SafepointRecord:
+    """What the pass decided for one call: live values, their bases, rematerialised values."""
+
+    call: I.CallBase
+    live: list[Value] = field(default_factory=list)
+    bases: dict[int, Value] = field(default_factory=dict)
+    remat: dict[int, tuple[Value, list[I.Instruction]]] = field(default_factory=dict)
+    statepoint: I.CallBase | None = None
+    relocates: list[I.Call] = field(default_factory=list)
+    remat_names: dict = field(default_factory=dict)
+
+
+def is_gc_leaf_call(call: I.CallBase, module: Module | None) -> bool:
+    """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions."""
+    if find_string_attr(resolve_attrs(call.fn_attrs, module), "gc-leaf-function") is not None:
+        return True
+    fn = call.called_function
+    if fn is None:
+        return False
+    if find_string_attr(resolve_attrs(fn.fn_attrs, module), "gc-leaf-function") is not None:
+        return True
+    name = fn.name or ""
+    if name.startswith("llvm."):
+        return not (is_statepoint_name(name) or name.startswith("llvm.experimental.deoptimize"))
+    return name in LIBRARY_FUNCTIONS
+
+
+def rewrite_module(module: Module, options: RS4GCOptions | None = None) -> list[SafepointRecord]:
+    """Run the pass on every function using a statepoint strategy; returns the records made."""
+    options = options or RS4GCOptions()
+    records: list[SafepointRecord] = []
+    for fn in list(module.definitions()):
+        if fn.gc in STATEPOINT_STRATEGIES:
+            records += _FunctionRewriter(module, fn, options).run()
+    if records:
+        strip_invalid_attributes(module)
+    return records
+
+
+@register("rewrite-statepoints-for-gc")
+def rewrite_statepoints_for_gc(module: Module) -> None:
+    """The pass under LLVM's name."""
+    rewrite_module(module)
+
+
+class _FunctionRewriter:
+    def __init__(self, module: Module, fn: Function, options: RS4GCOptions):
+        self.m = module
+        self.fn = fn
+        self.options = options
+        self.names = NameUniquer(fn)
+
+    # -- 1. tidy --------------------------------------------------------------------
+    def tidy(self) -> None:
+        fn = self.fn
+        dead = unreachable_blocks(fn)
+        if dead:
+            gone = {id(b) for b in dead}
+            for b in fn.blocks:
+                if id(b) in gone:
+                    continue
+                for phi in b.phis():
+                    phi.incoming = [(v, p) for v, p in phi.incoming if id(p) not in gone]
+            fn.blocks = [b for b in fn.blocks if id(b) not in gone]
+        preds = predecessors(fn)
+        for b in fn.blocks:
+            if len(preds.get(b, [])) == 1:
+                for phi in b.phis():
+                    if len(phi.incoming) == 1:
+                        fn.replace_all_uses(phi, phi.incoming[0][0])
+                        phi.erase()
+        # move a single-use icmp next to its conditional branch, so it sees relocated values
+        for b in fn.blocks:
+            t = b.terminator
+            if isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp):
+                cmp = t.condition
+                if cmp.parent is b and self._use_count(cmp) == 1 and b.instructions[-2] is not cmp:
+                    b.instructions.remove(cmp)
+                    b.insert_before(t, cmp)
+        for b in list(fn.blocks):
+            t = b.terminator
+            if isinstance(t, I.Invoke):
+                for attr in ("normal", "unwind"):
+                    dest = getattr(t, attr)
+                    if len(predecessors(fn).get(dest, [])) > 1:
+                        if attr == "unwind":
+                            from ..errors import GCToyError
+
+                            raise GCToyError(f"@{fn.name}: a landing pad shared by several invokes is not "
+                                             "supported by gctoy's rewrite-statepoints-for-gc")
+                        setattr(t, attr, self._split_edge(b, dest))
+
+    def _use_count(self, v: Value) -> int:
+        return sum(1 for i in self.fn.instructions() for o in i.operands if o is v)
+
+    def _split_edge(self, pred: BasicBlock, dest: BasicBlock) -> BasicBlock:
+        new = BasicBlock(self.names.unique(dest.name or "split"))
+        new.parent = self.fn
+        self.fn.blocks.insert(self.fn.blocks.index(dest), new)
+        new.append(I.Br(dest))
+        for phi in dest.phis():
+            phi.incoming = [(v, new if p is pred else p) for v, p in phi.incoming]
+        return new
+
+    # -- 2. calls ---------------------------------------------------------------------
+    def calls(self) -> list[I.CallBase]:
+        out = []
+        for inst in self.fn.instructions():
+            if isinstance(inst, I.CallBase) and not Statepoint.is_statepoint(inst) \
+                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m):
+                out.append(inst)
+        return out
+
+    # -- the whole thing ------------------------------------------------------------------
+    def run(self) -> list[SafepointRecord]:
+        self.tidy()
+        calls = self.calls()
+        if not calls:
+            return []
+        records = [SafepointRecord(c) for c in calls]
+        tmp = self.m.get_or_declare("__tmp_use", FunctionType(VOID, (), True))
+        # deopt operands must survive the call: hold them just after it
+        holders = []
+        for r in records:
+            deopt = r.call.bundle("deopt")
+            gc_deopt = [v for v in (deopt.inputs if deopt else []) if isinstance(v.type, PointerType)
+                        and v.type.addrspace == 1 and not isinstance(v, Constant)]
+            holders += self._hold(r.call, tmp, gc_deopt)
+        # 3. liveness at each call: live before the call, minus its own result
+        live = OrderedLiveness(self.fn)
+        for r in records:
+            r.live = live.live_at(r.call)
+        # 4. bases (pointers in a deopt bundle are taken to be bases)
+        finder = BaseFinder(self.names, self._empty_metadata_ref())
+        deopt_values = set()
+        for r in records:
+            b = r.call.bundle("deopt")
+            for v in b.inputs if b else []:
+                deopt_values.add(id(v))
+        for r in records:
+            for v in r.live:
+                r.bases[id(v)] = v if id(v) in deopt_values else finder.find_base(v)
+        # 5. liveness again with the bases held just after each call; newly live values are their own base
+        for r in records:
+            holders += self._hold(r.call, tmp, [r.bases[id(v)] for v in r.live
+                                                if not isinstance(r.bases[id(v)], Constant)])
+        live = OrderedLiveness(self.fn)
+        for r in records:
+            r.live = live.live_at(r.call)
+            for v in r.live:
+                r.bases.setdefault(id(v), v)
+        for h in holders:
+            h.erase()
+        # 6. constants are never relocated; cheap derived pointers are recomputed instead
+        for r in records:
+            r.live = [v for v in r.live if not isinstance(r.bases[id(v)], Constant)]
+            self._choose_remat(r)
+        if self.options.non_relocating:
+            for r in records:
+                self._make_statepoint(r, relocate=False)
+            return records
+        # 7. statepoints
+        for r in records:
+            self._make_statepoint(r, relocate=True)
+        # 8. uses
+        self._rewrite_uses(records)
+        return records
+
+    def _empty_metadata_ref(self) -> str:
+        for md in self.m.metadata:
+            if md.name.isdigit() and md.text.strip() == "!{}" and not md.distinct:
+                return f"!{md.name}"
+        used = [int(md.name) for md in self.m.metadata if md.name.isdigit()]
+        n = max(used, default=-1) + 1
+        self.m.metadata.append(MetadataDef(str(n), "!{}"))
+        return f"!{n}"
+
+    def _hold(self, call: I.CallBase, tmp: Function, values: list[Value]) -> list[I.Call]:
+        """``call void (...) @__tmp_use(values...)`` just after ``call`` (both edges of an invoke),
+        so that liveness sees the values used after the call."""
+        if not values:
+            return []
+        points = [call.normal, call.unwind] if isinstance(call, I.Invoke) else [_AfterCall(call)]
+        out = []
+        for block in points:
+            h = I.Call(tmp.ftype, tmp, list(values))
+            block.insert(self._first_insertion_index(block), h)
+            out.append(h)
+        return out
+
+    def _first_insertion_index(self, block) -> int:
+        if isinstance(block, _AfterCall):
+            return block.index
+        n = len(block.phis())
+        if n < len(block.instructions) and isinstance(block.instructions[n], I.LandingPad):
+            n += 1
+        return n
+
+    # -- 6. rematerialisation -----------------------------------------------------------------
+    def _choose_remat(self, r: SafepointRecord) -> None:
+        keep = []
+        for v in r.live:
+            base = r.bases[id(v)]
+            if v is base:
+                keep.append(v)
+                continue
+            chain = _remat_chain(v, base)
+            if chain is None:
+                keep.append(v)
+                continue
+            cost = sum(2 for c in chain if isinstance(c, I.GetElementPtr)
+                       and any(not isinstance(i, ConstantInt) for i in c.indices))
+            if isinstance(r.call, I.Invoke):
+                cost *= 2
+            if cost >= self.options.remat_threshold:
+                keep.append(v)
+                continue
+            r.remat[id(v)] = (v, chain)
+        r.live = keep
+        # a rematerialised value's base must stay live
+        for _, (v, _) in list(r.remat.items()):
+            b = r.bases[id(v)]
+            if all(b is not x for x in r.live):
+                r.live.append(b)
+                r.bases[id(b)] = b
+
+    # -- 7. statepoints --------------------------------------------------------------------------
+    def _make_statepoint(self, r: SafepointRecord, relocate: bool) -> None:
+        call = r.call
+        fn_attrs = list(call.fn_attrs)
+        sp_id = _parse_unsigned(call.string_attr("statepoint-id"), DEFAULT_STATEPOINT_ID, 64)
+        patch = _parse_unsigned(call.string_attr("statepoint-num-patch-bytes"), 0, 32)
+        fn_attrs = [a for a in fn_attrs if not (a.is_string and a.kind in ("statepoint-id",
+                                                                            "statepoint-num-patch-bytes"))]
+        flags = 0
+        transition = call.bundle("gc-transition")
+        if transition is not None:
+            flags |= 1
+        lowering = call.string_attr("deopt-lowering")
+        if lowering is None and call.called_function is not None:
+            lowering = find_string_attr(resolve_attrs(call.called_function.fn_attrs, self.m), "deopt-lowering")
+        if lowering == "live-in":
+            flags |= 2
+        target = call.callee
+        target_ty = PointerType(call.ftype, 0) if not (isinstance(target.type, PointerType)
+                                                         and target.type.is_opaque) else target.type
+        params = (I64, I32, target_ty, I32, I32)
+        sp_fty = FunctionType(TOKEN, params, True)
+        decl_name = f"llvm.experimental.gc.statepoint.{mangle(target_ty)}"
+        immarg = (Attribute("immarg"),)
+        decl = self.m.get_function(decl_name)
+        if decl is None:
+            decl = self.m.add_function(Function(decl_name, sp_fty))
+            for a, at in zip(decl.args, (immarg, immarg, (), immarg, immarg)):
+                a.attrs = at
+        gc_live: list[Value] = list(r.live)
+        for v in r.live:
+            b = r.bases[id(v)]
+            if not isinstance(b, Constant) and all(b is not y for y in gc_live):
+                gc_live.append(b)
+        args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
+                ConstantInt(I32, len(call.args)), ConstantInt(I32, flags), *call.args,
+                ConstantInt(I32, 0), ConstantInt(I32, 0)]
+        arg_attrs = [(), (), (), (), (), *call.arg_attrs, (), ()]
+        bundles = []
+        deopt = call.bundle("deopt")
+        if deopt is not None:
+            bundles.append(I.OperandBundle("deopt", list(deopt.inputs)))
+        if transition is not None:
+            bundles.append(I.OperandBundle("gc-transition", list(transition.inputs)))
+        if gc_live:
+            bundles.append(I.OperandBundle("gc-live", gc_live))
+        kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in _MEMORY_FN_ATTRS),
+                  cc=call.cc, bundles=bundles, name=self.names.unique("statepoint_token"))
+        if isinstance(call, I.Invoke):
+            sp: I.CallBase = I.Invoke(sp_fty, decl, args, call.normal, call.unwind, **kw)
+        else:
+            sp = I.Call(sp_fty, decl, args, tail=call.tail, **kw)
+        block = call.parent
+        block.insert_before(call, sp)
+        r.statepoint = sp
+        # the result
+        result = None
+        if call.type != VOID and self._use_count(call):
+            rname = f"llvm.experimental.gc.result.{mangle(call.type)}"
+            rdecl = self.m.get_or_declare(rname, FunctionType(call.type, (TOKEN,), False),
+                                          fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
+            result = I.Call(rdecl.ftype, rdecl, [sp], name=self.names.unique(call.name) if call.name else None,
+                            ret_attrs=call.ret_attrs)
+            if isinstance(call, I.Invoke):
+                call.normal.insert(self._first_insertion_index(call.normal), result)
+            else:
+                block.insert_after(call, result)
+        # LLVM names the rematerialised copies (normal edge, then unwind edge) before the relocates
+        if relocate:
+            r.remat_names = {}
+            edges = ["normal", "unwind"] if isinstance(call, I.Invoke) else ["here"]
+            for edge in edges:
+                for key, (v, chain) in r.remat.items():
+                    r.remat_names[(edge, key)] = [self.names.unique(f"{link.name}.remat") if link.name else None
+                                                  for link in reversed(chain)]
+        # relocates: unwind edge first, then the normal edge
+        if relocate and gc_live:
+            if isinstance(call, I.Invoke):
+                lp = call.unwind.instructions[len(call.unwind.phis())]
+                self._relocates(r, lp, call.unwind, self._first_insertion_index(call.unwind), gc_live, "unwind")
+                start = self._first_insertion_index(call.normal) + (1 if result is not None else 0)
+                self._relocates(r, sp, call.normal, start, gc_live, "normal")
+            else:
+                at = block.instructions.index(call) + 1 + (1 if result is not None else 0)
+                self._relocates(r, sp, block, at, gc_live, "here")
+        if result is not None:
+            self.fn.replace_all_uses(call, result)
+        self.names.release(call.name)
+        call.erase()
+
+    def _relocates(self, r: SafepointRecord, token: Value, block: BasicBlock, at: int,
+                   gc_live: list[Value], edge: str) -> None:
+        opaque = any(isinstance(v.type, PointerType) and v.type.is_opaque for v in gc_live)
+        made: list[tuple[Value, Value]] = []
+        for i, v in enumerate(gc_live):
+            space = v.type.addrspace
+            rty = PointerType(None if opaque else I8, space)
+            rdecl = self.m.get_or_declare(
+                f"llvm.experimental.gc.relocate.{mangle(rty)}", FunctionType(rty, (TOKEN, I32, I32), False),
+                fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
+            if rdecl.args and not rdecl.args[1].attrs:
+                rdecl.args[1].attrs = rdecl.args[2].attrs = (Attribute("immarg"),)
+            base_idx = next(k for k, x in enumerate(gc_live) if x is self._base_in_record(r, v))
+            rel = I.Call(rdecl.ftype, rdecl, [token, ConstantInt(I32, base_idx), ConstantInt(I32, i)],
+                         cc="coldcc", name=self.names.unique(f"{v.name}.relocated") if v.name else None)
+            block.insert(at, rel)
+            at += 1
+            r.relocates.append(rel)
+            value: Value = rel
+            if rel.type != v.type:
+                cast = I.Cast("bitcast", rel, v.type,
+                              name=self.names.unique(f"{v.name}.relocated.casted") if v.name else None)
+                block.insert(at, cast)
+                at += 1
+                value = cast
+            made.append((v, value))
+        # rematerialise cheap derived pointers from the relocated bases
+        relocated = dict((id(v), x) for v, x in made)
+        for key, (v, chain) in r.remat.items():
+            prev: Value = relocated[id(r.bases[id(v)])]
+            for link, name in zip(reversed(chain), r.remat_names[(edge, key)]):
+                clone = _clone_link(link, prev, name)
+                block.insert(at, clone)
+                at += 1
+                prev = clone
+            made.append((v, prev))
+        block._rs4gc_stores = getattr(block, "_rs4gc_stores", []) + [(token, made)]
+
+    def _base_in_record(self, r: SafepointRecord, v: Value) -> Value:
+        b = r.bases.get(id(v), v)
+        return v if isinstance(b, Constant) else b
+
+    # -- 8. use rewriting ---------------------------------------------------------------------------
+    def _rewrite_uses(self, records: list[SafepointRecord]) -> None:
+        """Every value ever relocated gets an alloca: stores after its def and after each relocate,
+        loads before each use; mem2reg then builds the SSA form with phis where copies meet."""
+        tracked: list[Value] = []
+        for r in records:
+            for v in list(r.live) + [v for v, _ in r.remat.values()]:
+                if all(v is not t for t in tracked):
+                    tracked.append(v)
+        if not tracked:
+            return
+        fn = self.fn
+        entry = fn.entry
+        slot: dict[int, I.Alloca] = {}
+        copies: set[int] = set()
+        for blk in fn.blocks:
+            for _, made in getattr(blk, "_rs4gc_stores", []):
+                for _, x in made:
+                    copies.add(id(x))
+        for v in tracked:
+            a = I.Alloca(v.type)
+            entry.insert(0, a)
+            slot[id(v)] = a
+        # loads before uses (a phi's use is at the end of the incoming block)
+        for b in list(fn.blocks):
+            for inst in list(b.instructions):
+                if isinstance(inst, I.Alloca) and any(inst is s for s in slot.values()):
+                    continue
+                if isinstance(inst, I.Phi):
+                    for k, (val, pred) in enumerate(inst.incoming):
+                        if id(val) in slot:
+                            ld = I.Load(val.type, slot[id(val)])
+                            pred.insert_before(pred.terminator, ld)
+                            inst.incoming[k] = (ld, pred)
+                    continue
+                for op in list(inst.operands):
+                    if id(op) in slot and id(inst) not in copies:
+                        ld = I.Load(op.type, slot[id(op)])
+                        b.insert_before(inst, ld)
+                        inst.replace_uses_of(op, ld)
+        # stores of each original right after its definition
+        for v in tracked:
+            store = I.Store(v, slot[id(v)])
+            if isinstance(v, I.Instruction):
+                if isinstance(v, I.Invoke):
+                    dest = v.normal
+                    dest.insert(self._first_insertion_index(dest), store)
+                else:
+                    blk = v.parent
+                    idx = blk.instructions.index(v) + 1
+                    idx = max(idx, len(blk.phis()))
+                    blk.insert(idx, store)
+            else:
+                entry.insert(len(slot), store)
+        # stores of each relocated copy right after it
+        for blk in fn.blocks:
+            for _, made in getattr(blk, "_rs4gc_stores", []):
+                for v, x in made:
+                    if id(v) in slot:
+                        blk.insert_after(x, I.Store(x, slot[id(v)]))
+            if hasattr(blk, "_rs4gc_stores"):
+                del blk._rs4gc_stores
+        promote(fn, list(slot.values()), self.names)
+
+
+class _AfterCall:
+    """An insertion point just after a call, shaped like a block for ``_hold_bases``."""
+
+    def __init__(self, call: I.CallBase):
+        self.block = call.parent
+        self.index = call.parent.instructions.index(call) + 1
+
+    def insert(self, index: int, inst: I.Instruction) -> None:
+        self.block.insert(index, inst)
+
+
+def _remat_chain(v: Value, base: Value) -> list[I.Instruction] | None:
+    """GEPs and no-op casts from ``v`` back to ``base`` (at most 10), or None."""
+    chain: list[I.Instruction] = []
+    cur = v
+    while cur is not base:
+        if len(chain) >= 10:
+            return None
+        if isinstance(cur, I.GetElementPtr):
+            chain.append(cur)
+            cur = cur.pointer
+        elif isinstance(cur, I.Cast) and cur.opcode in ("bitcast", "addrspacecast") \
+                and isinstance(cur.type, PointerType) and cur.type.addrspace == cur.value.type.addrspace:
+            chain.append(cur)
+            cur = cur.value
+        elif isinstance(cur, I.Phi) and isinstance(base, I.Phi) and _equivalent_phis(cur, base):
+            break
+        else:
+            return None
+    return chain if chain else None
+
+
+def _equivalent_phis(a: I.Phi, b: I.Phi) -> bool:
+    if a.parent is not b.parent or len(a.incoming) != len(b.incoming):
+        return False
+    return all(strip_pointer_casts(x) is strip_pointer_casts(y) and p is q
+               for (x, p), (y, q) in zip(a.incoming, b.incoming))
+
+
+def _clone_link(link: I.Instruction, operand: Value, name: str | None) -> I.Instruction:
+    if isinstance(link, I.GetElementPtr):
+        src = link.source_type
+        if operand.type != link.pointer.type:
+            src = link.pointer.type.pointee if isinstance(link.pointer.type, PointerType) and \
+                link.pointer.type.pointee is not None else src
+        clone = I.GetElementPtr(src, operand, list(link.indices), link.inbounds, name=name,
+                                opaque=isinstance(operand.type, PointerType) and operand.type.is_opaque)
+        return clone
+    assert isinstance(link, I.Cast)
+    return I.Cast(link.opcode, operand, link.type, name=name)
+
+
+def _parse_unsigned(text: str | None, default: int, bits: int) -> int:
+    if text is None or not text.isdigit():
+        return default
+    value = int(text)
+    return value if value < (1 << bits) else default
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+# -- 9. attributes that relocation makes untrue ----------------------------------------------------
+
+_POINTER_ATTRS = frozenset({"dereferenceable", "dereferenceable_or_null", "readnone", "readonly", "writeonly",
+                            "noalias", "nofree"})
+_MEMORY_FN_ATTRS = frozenset({"readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
+                              "inaccessiblemem_or_argmemonly", "nosync", "nofree", "memory"})
+_KEPT_MEMORY_METADATA = frozenset({"tbaa", "range", "alias.scope", "nontemporal", "nonnull", "align", "type"})
+
+
+def _strip(attrs, ty: Type | None, module: Module, fn_level: bool) -> tuple[Attribute, ...]:
+    attrs = resolve_attrs(tuple(attrs), module) if any(a.style == "group" for a in attrs) else tuple(attrs)
+    if fn_level:
+        return tuple(a for a in attrs if a.is_string or a.kind not in _MEMORY_FN_ATTRS)
+    if not isinstance(ty, PointerType):
+        return attrs
+    return tuple(a for a in attrs if a.is_string or a.kind not in _POINTER_ATTRS)
+
+
+def strip_invalid_attributes(module: Module) -> None:
+    """Drop attributes and metadata that claim facts a moving collector breaks (LLVM's stripping)."""
+    for fn in module.functions:
+        if base_name(fn.name) is not None or fn.name.startswith("llvm."):
+            continue
+        fn.ret_attrs = _strip(fn.ret_attrs, fn.ftype.ret, module, False)
+        for a in fn.args:
+            a.attrs = _strip(a.attrs, a.type, module, False)
+        if any(a.style != "group" and not a.is_string and a.kind in _MEMORY_FN_ATTRS for a in
+               resolve_attrs(fn.fn_attrs, module)):
+            fn.fn_attrs = _strip(fn.fn_attrs, None, module, True)
+        if fn.is_declaration or fn.gc not in STATEPOINT_STRATEGIES:
+            continue
+        for inst in fn.instructions():
+            if isinstance(inst, I.CallBase) and (base_name(inst.callee_name) is None
+                                                 or is_statepoint_name(inst.callee_name)):
+                inst.ret_attrs = _strip(inst.ret_attrs, inst.type, module, False)
+                inst.arg_attrs = [_strip(at, a.type, module, False) for at, a in zip(inst.arg_attrs, inst.args)]
+            if isinstance(inst, (I.Load, I.Store)):
+                inst.metadata = [(k, v) for k, v in inst.metadata if k in _KEPT_MEMORY_METADATA or k == "dbg"]
