@@ -45,7 +45,30 @@ def _opt_parser() -> argparse.ArgumentParser:
         spp.add_argument(f"--spp-{flag}", action="append_const", const=flag, dest="spp", help=text)
     spp.add_argument("--spp-counted-loop-trip-width", type=int, metavar="N",
                    help="loops whose trip count fits in N bits need no backedge poll (default 32)")
+    rs = p.add_argument_group("rewrite-statepoints-for-gc options")
+    rs.add_argument("--spp-rematerialization-threshold", type=int, metavar="N",
+                    help="recompute a derived pointer after a statepoint when its chain costs less than N "
+                         "(default 6)")
+    rs.add_argument("--rs4gc-non-relocating", action="store_true",
+                    help="for a collector that never moves objects: record live values, relocate nothing")
+    rs.add_argument("--rs4gc-alloca-roots", action="store_true",
+                    help="list allocas holding GC pointers in every statepoint's gc-live bundle (gctoy extension)")
     return p
+
+
+def _with_rs4gc_options(pipeline: str, args) -> str:
+    """Attach the RS4GC flags to each ``rewrite-statepoints-for-gc`` of the pipeline."""
+    opts = []
+    if args.spp_rematerialization_threshold is not None:
+        opts.append(f"remat-threshold={args.spp_rematerialization_threshold}")
+    if args.rs4gc_non_relocating:
+        opts.append("non-relocating")
+    if args.rs4gc_alloca_roots:
+        opts.append("alloca-roots")
+    if not opts:
+        return pipeline
+    return ",".join(f"rewrite-statepoints-for-gc<{';'.join(opts)}>" if name.strip() == "rewrite-statepoints-for-gc"
+                    else name for name in pipeline.split(","))
 
 
 def _with_spp_options(pipeline: str, args) -> str:
@@ -79,7 +102,7 @@ def cmd_opt(argv: list[str]) -> int:
         return 1
     filename = "<stdin>" if name == "-" else name
     try:
-        pipeline = _with_spp_options(args.passes, args)
+        pipeline = _with_rs4gc_options(_with_spp_options(args.passes, args), args)
         parse_pipeline(pipeline)
         module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
                               fix_numbering=args.fix_numbering)

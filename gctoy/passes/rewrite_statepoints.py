@@ -69,6 +69,9 @@ class RS4GCOptions:
     remat_threshold: int = 6
     #: a collector that never moves objects: statepoints record live values, nothing is relocated
     non_relocating: bool = False
+    #: gctoy's extension (LLVM 14's pass leaves allocas alone): list every alloca that holds GC
+    #: pointers in each statepoint's "gc-live" bundle, so the stack map records the stack slot itself
+    alloca_roots: bool = False
 
 
 @dataclass
@@ -111,10 +114,30 @@ def rewrite_module(module: Module, options: RS4GCOptions | None = None) -> list[
     return records
 
 
-@register("rewrite-statepoints-for-gc")
-def rewrite_statepoints_for_gc(module: Module) -> None:
-    """The pass under LLVM's name."""
-    rewrite_module(module)
+def parse_options(text: str) -> RS4GCOptions:
+    """``remat-threshold=N;non-relocating;alloca-roots`` -> RS4GCOptions."""
+    from ..errors import GCToyError
+
+    opts = RS4GCOptions()
+    for item in filter(None, (x.strip() for x in text.split(";"))):
+        key, _, value = item.partition("=")
+        key = key.removeprefix("spp-").removeprefix("rs4gc-")
+        if key in ("remat-threshold", "rematerialization-threshold") and value.isdigit():
+            opts.remat_threshold = int(value)
+        elif key == "non-relocating" and not value:
+            opts.non_relocating = True
+        elif key == "alloca-roots" and not value:
+            opts.alloca_roots = True
+        else:
+            raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' "
+                             "(known: remat-threshold=N, non-relocating, alloca-roots)")
+    return opts
+
+
+@register("rewrite-statepoints-for-gc", options=True)
+def rewrite_statepoints_for_gc(module: Module, options: str | RS4GCOptions = "") -> None:
+    """The pass under LLVM's name (options as ``rewrite-statepoints-for-gc<non-relocating>``)."""
+    rewrite_module(module, parse_options(options) if isinstance(options, str) else options)
 
 
 class _FunctionRewriter:
@@ -192,6 +215,8 @@ class _FunctionRewriter:
         if not calls:
             return []
         records = [SafepointRecord(c) for c in calls]
+        self.records = records
+        self.original_name: dict[int, str | None] = {}
         tmp = self.m.get_or_declare("__tmp_use", FunctionType(VOID, (), True))
         # deopt operands must survive the call: hold them just after it
         holders = []
@@ -229,6 +254,12 @@ class _FunctionRewriter:
         for r in records:
             r.live = [v for v in r.live if not isinstance(r.bases[id(v)], Constant)]
             self._choose_remat(r)
+        # LLVM clones the rematerialised chains (normal edge, then unwind edge) before any statepoint
+        for r in records:
+            for edge in (["normal", "unwind"] if isinstance(r.call, I.Invoke) else ["here"]):
+                for key, (v, chain) in r.remat.items():
+                    r.remat_names[(edge, key)] = [self.names.unique(f"{link.name}.remat") if link.name else None
+                                                  for link in reversed(chain)]
         if self.options.non_relocating:
             for r in records:
                 self._make_statepoint(r, relocate=False)
@@ -332,6 +363,7 @@ class _FunctionRewriter:
             b = r.bases[id(v)]
             if not isinstance(b, Constant) and all(b is not y for y in gc_live):
                 gc_live.append(b)
+        roots = self._alloca_roots() if self.options.alloca_roots else []
         args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, flags), *call.args,
                 ConstantInt(I32, 0), ConstantInt(I32, 0)]
@@ -342,8 +374,8 @@ class _FunctionRewriter:
             bundles.append(I.OperandBundle("deopt", list(deopt.inputs)))
         if transition is not None:
             bundles.append(I.OperandBundle("gc-transition", list(transition.inputs)))
-        if gc_live:
-            bundles.append(I.OperandBundle("gc-live", gc_live))
+        if gc_live or roots:
+            bundles.append(I.OperandBundle("gc-live", gc_live + roots))
         kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in _MEMORY_FN_ATTRS),
                   cc=call.cc, bundles=bundles, name=self.names.unique("statepoint_token"))
         if isinstance(call, I.Invoke):
@@ -353,40 +385,70 @@ class _FunctionRewriter:
         block = call.parent
         block.insert_before(call, sp)
         r.statepoint = sp
-        # the result
+        wants_result = call.type != VOID and self._use_count(call) > 0
+        # relocates: unwind edge first, then the normal edge; LLVM names the result in between for an
+        # invoke and before the relocates for a call, while the original call still holds its name
+        relocate = relocate and bool(gc_live)
         result = None
-        if call.type != VOID and self._use_count(call):
-            rname = f"llvm.experimental.gc.result.{mangle(call.type)}"
-            rdecl = self.m.get_or_declare(rname, FunctionType(call.type, (TOKEN,), False),
-                                          fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
-            result = I.Call(rdecl.ftype, rdecl, [sp], name=self.names.unique(call.name) if call.name else None,
-                            ret_attrs=call.ret_attrs)
-            if isinstance(call, I.Invoke):
-                call.normal.insert(self._first_insertion_index(call.normal), result)
-            else:
-                block.insert_after(call, result)
-        # LLVM names the rematerialised copies (normal edge, then unwind edge) before the relocates
-        if relocate:
-            r.remat_names = {}
-            edges = ["normal", "unwind"] if isinstance(call, I.Invoke) else ["here"]
-            for edge in edges:
-                for key, (v, chain) in r.remat.items():
-                    r.remat_names[(edge, key)] = [self.names.unique(f"{link.name}.remat") if link.name else None
-                                                  for link in reversed(chain)]
-        # relocates: unwind edge first, then the normal edge
-        if relocate and gc_live:
-            if isinstance(call, I.Invoke):
+        if isinstance(call, I.Invoke):
+            if relocate:
                 lp = call.unwind.instructions[len(call.unwind.phis())]
                 self._relocates(r, lp, call.unwind, self._first_insertion_index(call.unwind), gc_live, "unwind")
+            if wants_result:
+                result = self._make_result(call, sp, call.normal, self._first_insertion_index(call.normal))
+            if relocate:
                 start = self._first_insertion_index(call.normal) + (1 if result is not None else 0)
                 self._relocates(r, sp, call.normal, start, gc_live, "normal")
-            else:
+        else:
+            if wants_result:
+                result = self._make_result(call, sp, block, block.instructions.index(call) + 1)
+            if relocate:
                 at = block.instructions.index(call) + 1 + (1 if result is not None else 0)
                 self._relocates(r, sp, block, at, gc_live, "here")
         if result is not None:
             self.fn.replace_all_uses(call, result)
-        self.names.release(call.name)
+            self._substitute(call, result)
         call.erase()
+
+    def _make_result(self, call: I.CallBase, token: I.CallBase, block: BasicBlock, at: int) -> I.Call:
+        """``gc.result``, named after the original call (which still holds its name, so uniqued)."""
+        rname = f"llvm.experimental.gc.result.{mangle(call.type)}"
+        rdecl = self.m.get_or_declare(rname, FunctionType(call.type, (TOKEN,), False),
+                                      fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
+        result = I.Call(rdecl.ftype, rdecl, [token], ret_attrs=call.ret_attrs,
+                        name=self.names.unique(call.name) if call.name else None)
+        block.insert(at, result)
+        return result
+
+    def _substitute(self, old: Value, new: Value) -> None:
+        """The call ``old`` became the gc.result ``new``: every record must now speak of ``new``.
+
+        Relocates of ``new`` are still named after ``old`` (LLVM replaces the calls only at the end)."""
+        self.original_name[id(new)] = self.original_name.get(id(old), old.name)
+        for r in self.records:
+            r.live = [new if v is old else v for v in r.live]
+            if id(old) in r.bases:
+                b = r.bases.pop(id(old))
+                r.bases[id(new)] = new if b is old else b
+            for k, b in list(r.bases.items()):
+                if b is old:
+                    r.bases[k] = new
+            for k, (v, chain) in list(r.remat.items()):
+                if v is old:
+                    r.remat[id(new)] = (new, chain)
+                    del r.remat[k]
+        for blk in self.fn.blocks:
+            for _, made in getattr(blk, "_rs4gc_stores", []):
+                for k, (v, x) in enumerate(made):
+                    if v is old:
+                        made[k] = (new, x)
+
+    def _alloca_roots(self) -> list[I.Alloca]:
+        """Allocas of the entry block whose allocated type holds GC pointers (stack slots the GC scans)."""
+        from ..ir.types import contains_gc_pointer
+
+        return [i for i in self.fn.entry.instructions
+                if isinstance(i, I.Alloca) and contains_gc_pointer(i.allocated_type)]
 
     def _relocates(self, r: SafepointRecord, token: Value, block: BasicBlock, at: int,
                    gc_live: list[Value], edge: str) -> None:
@@ -401,15 +463,16 @@ class _FunctionRewriter:
             if rdecl.args and not rdecl.args[1].attrs:
                 rdecl.args[1].attrs = rdecl.args[2].attrs = (Attribute("immarg"),)
             base_idx = next(k for k, x in enumerate(gc_live) if x is self._base_in_record(r, v))
+            vname = self.original_name.get(id(v), v.name)
             rel = I.Call(rdecl.ftype, rdecl, [token, ConstantInt(I32, base_idx), ConstantInt(I32, i)],
-                         cc="coldcc", name=self.names.unique(f"{v.name}.relocated") if v.name else None)
+                         cc="coldcc", name=self.names.unique(f"{vname}.relocated") if vname else None)
             block.insert(at, rel)
             at += 1
             r.relocates.append(rel)
             value: Value = rel
             if rel.type != v.type:
                 cast = I.Cast("bitcast", rel, v.type,
-                              name=self.names.unique(f"{v.name}.relocated.casted") if v.name else None)
+                              name=self.names.unique(f"{rel.name}.casted") if rel.name else None)
                 block.insert(at, cast)
                 at += 1
                 value = cast

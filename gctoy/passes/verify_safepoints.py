@@ -54,9 +54,8 @@ from ..ir.analysis import DominatorTree, LocalNames, reverse_post_order
 from ..ir.intrinsics import is_relocate_name
 from ..ir.module import Module
 from ..ir.statepoint import Statepoint, source_location, token_statepoint
-from ..ir.types import ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
+from ..ir.types import VOID, ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
 from ..ir.values import (
-    Argument,
     BasicBlock,
     Constant,
     ConstantAggregate,
@@ -545,64 +544,57 @@ def _raw_violations(fn: Function, av: Availability) -> list[_RawUse]:
 # Explaining a violation: which statepoint, along which path
 
 
-def _unavailable_sources(av: Availability, v: Value, available_before: set[Value] | None) -> list[tuple[Value, BasicBlock | None]]:
-    """The unavailable inputs an unrelocated/poisoned def was derived from (with the phi edge)."""
-    out: list[tuple[Value, BasicBlock | None]] = []
+def _unavailable_sources(av: Availability, v: I.Instruction) -> list[tuple[Value, BasicBlock | None]]:
+    """The movable inputs an unrelocated/poisoned def was derived from (a phi's with their edge)."""
     if isinstance(v, I.Phi):
-        for w, b in v.incoming:
-            if av.phi_edge_is_live(v, b) and may_move(w) and w not in av.states[b].available_out:
-                out.append((w, b))
-    elif isinstance(v, I.Instruction):
-        for w in v.operands:
-            if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and may_move(w):
-                out.append((w, None))
-    return out
+        return [(w, b) for w, b in v.incoming
+                if av.phi_edge_is_live(v, b) and may_move(w) and w not in av.states[b].available_out]
+    return [(w, None) for w in v.operands
+            if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and may_move(w)]
 
 
-def _explain(fn: Function, av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[BasicBlock]]:
+def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[BasicBlock]]:
     """Search backwards from the use for the nearest statepoint that ``use.value`` lived across.
 
-    The search walks instructions backwards along live edges.  Meeting a
-    statepoint first means the value was defined before it on this path; meeting
-    the value's definition first means the path is safe -- unless the definition
-    is itself derived from unavailable values, in which case the search goes on
-    from there for those values.  Returns the statepoint and the blocks from it
-    to the use.
+    The search walks instructions backwards along live edges, breadth first.
+    Meeting a statepoint first means the value was defined before it on this
+    path; meeting the value's definition first means this path is safe -- unless
+    the definition is itself derived from unavailable values (a phi or GEP of an
+    unrelocated pointer), in which case the search goes on from there for those
+    values.  Returns the statepoint and the blocks from it to the use.
     """
     if use.incoming is not None:
-        start = (use.value, use.incoming, len(use.incoming.instructions))
-        first_hop: list[BasicBlock] = [use.inst.parent]  # type: ignore[list-item]
+        block, pos, chain = use.incoming, len(use.incoming.instructions), [use.incoming, use.inst.parent]
     else:
         block = use.inst.parent
-        start = (use.value, block, block.instructions.index(use.inst))  # type: ignore[union-attr]
-        first_hop = []
-    # Each queue entry: (value, block, position to scan down from, chain of blocks walked so far)
-    queue = deque([(start[0], start[1], start[2], [start[1], *first_hop])])
+        pos, chain = block.instructions.index(use.inst), [block]  # type: ignore[union-attr]
+    # Each entry: (value searched for, block, scan from this index downwards, blocks from here to the use)
+    queue = deque([(use.value, block, pos, chain)])
     seen: set[tuple[int, BasicBlock]] = set()
+
+    def enqueue_block(value: Value, b: BasicBlock, chain: list[BasicBlock]) -> None:
+        if (id(value), b) not in seen:
+            seen.add((id(value), b))
+            queue.append((value, b, len(b.instructions), [b, *chain]))
+
     while queue:
         value, block, pos, chain = queue.popleft()
-        redirected = False
         for k in range(pos - 1, -1, -1):
             inst = block.instructions[k]
             if Statepoint.is_statepoint(inst):
                 return inst, chain  # type: ignore[return-value]
             if inst is value:
                 if av.is_skipped(inst):
-                    for w, via in _unavailable_sources(av, inst, None):
+                    for w, via in _unavailable_sources(av, inst):
                         if via is None:
                             queue.append((w, block, k, chain))
-                        elif (id(w), via) not in seen:
-                            seen.add((id(w), via))
-                            queue.append((w, via, len(via.instructions), [via, *chain]))
-                redirected = True
+                        else:
+                            enqueue_block(w, via, chain)
                 break
-        if redirected or (isinstance(value, I.Instruction) and value.parent is block and pos > 0
-                          and value in block.instructions[:pos]):
-            continue
-        for p in av.dead.live_predecessors(block):
-            if p in av.states and (id(value), p) not in seen:
-                seen.add((id(value), p))
-                queue.append((value, p, len(p.instructions), [p, *chain]))
+        else:
+            for p in av.dead.live_predecessors(block):
+                if p in av.states:
+                    enqueue_block(value, p, chain)
     return None, []
 
 
@@ -615,7 +607,7 @@ def _collapse(blocks: list[BasicBlock]) -> list[BasicBlock]:
 
 
 def _describe(names: LocalNames, inst: I.Instruction) -> str:
-    if inst.type != I.VOID and not isinstance(inst, (I.Store,)):
+    if inst.type != VOID:
         return f"'{names(inst)} = {inst.opcode}'"
     return f"'{inst.opcode}'"
 
@@ -635,7 +627,7 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
     names = LocalNames(fn)
     result: list[UnrelocatedUse] = []
     for raw in _raw_violations(fn, av):
-        sp, chain = _explain(fn, av, raw)
+        sp, chain = _explain(av, raw)
         path = tuple(names(b) for b in _collapse(chain))
         poisoned = av.is_poisoned(raw.value)
         state = "poisoned" if poisoned else "unrelocated"
