@@ -6,17 +6,25 @@ For each promotable alloca (only loaded and stored, never escaping):
    then backwards through predecessors that do not store) — phis go only there
    (pruned SSA);
 2. phis at the iterated dominance frontier of the storing blocks, restricted
-   to those live-in blocks, named ``<alloca name>.<version>`` (``.0`` for an
-   unnamed alloca);
-3. a walk down the dominator tree carrying the current value of every alloca:
-   a store sets it, a load is replaced by it, successor phis receive it.
-   Before any store the value is ``undef``.
+   to those live-in blocks, visited in function order and named
+   ``<alloca name>.<version>`` (``.0``, ``.1``... for an unnamed alloca); each
+   new phi goes to the top of its block;
+3. a depth-first walk of the CFG carrying the current value of every alloca
+   (LLVM's order: the first successor at once, the others on a stack): a
+   store sets it, a load is replaced by it, and each time the walk enters a
+   block its phis receive the values flowing along that edge.  Before any
+   store the value is ``undef``;
+4. phis whose incoming values are all one value (besides themselves) are
+   replaced by it, until none is left.
+
+The orders above are LLVM's, so that names and phi operands come out as
+``opt`` prints them.
 """
 from __future__ import annotations
 
 from ..ir import instructions as I
 from ..ir.analysis import DominatorTree, predecessors
-from ..ir.values import BasicBlock, Function, Undef, Value
+from ..ir.values import Argument, BasicBlock, Constant, Function, Undef, Value
 from .naming import NameUniquer
 
 
@@ -32,113 +40,108 @@ def is_promotable(alloca: I.Alloca, users: list[I.Instruction]) -> bool:
 
 
 def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = None) -> list[I.Phi]:
-    """Promote ``allocas`` of ``fn`` (all must be promotable); returns the phis created."""
+    """Promote ``allocas`` of ``fn`` (all must be promotable); returns the phis that remain."""
     if not allocas:
         return []
     names = names or NameUniquer(fn)
     index = {id(a): k for k, a in enumerate(allocas)}
+    order = {id(b): n for n, b in enumerate(fn.blocks)}
     dt = DominatorTree(fn)
     preds = predecessors(fn)
-    # where each alloca is stored, and where it is live in
     def_blocks: list[list[BasicBlock]] = [[] for _ in allocas]
-    live_in: list[set[int]] = [set() for _ in allocas]
     use_blocks: list[list[BasicBlock]] = [[] for _ in allocas]
     for b in fn.blocks:
-        seen_store: set[int] = set()
+        stored: set[int] = set()
         for inst in b.instructions:
             if isinstance(inst, I.Store) and id(inst.pointer) in index:
                 k = index[id(inst.pointer)]
-                if k not in seen_store:
+                if k not in stored:
                     def_blocks[k].append(b)
-                seen_store.add(k)
+                stored.add(k)
             elif isinstance(inst, I.Load) and id(inst.pointer) in index:
                 k = index[id(inst.pointer)]
-                if k not in seen_store:
+                if k not in stored and all(x is not b for x in use_blocks[k]):
                     use_blocks[k].append(b)
-    for k in range(len(allocas)):
+    phi_for: dict[tuple[int, int], I.Phi] = {}
+    owner: dict[int, int] = {}
+    for k, a in enumerate(allocas):
         defs = {id(b) for b in def_blocks[k]}
+        live_in: set[int] = set()
         work = list(use_blocks[k])
         while work:
             b = work.pop()
-            if id(b) in live_in[k]:
+            if id(b) in live_in:
                 continue
-            live_in[k].add(id(b))
+            live_in.add(id(b))
             for p in preds.get(b, []):
                 if id(p) not in defs:
                     work.append(p)
-    # phi placement at the iterated dominance frontier
-    phi_for: dict[tuple[int, int], I.Phi] = {}
-    created: list[I.Phi] = []
-    owner: dict[int, int] = {}
-    for k, a in enumerate(allocas):
-        work = list(def_blocks[k])
-        placed: set[int] = set()
+        # iterated dominance frontier of the storing blocks, pruned to where the alloca is live in
+        placed: dict[int, BasicBlock] = {}
+        work = [b for b in def_blocks[k] if dt.is_reachable(b)]
+        seen = {id(b) for b in work}
         while work:
             b = work.pop()
-            if not dt.is_reachable(b):
-                continue
             for f in dt.dominance_frontier(b):
-                if id(f) in placed or id(f) not in live_in[k]:
+                if id(f) in placed or id(f) not in live_in:
                     continue
-                placed.add(id(f))
-                phi = I.Phi(a.allocated_type, name=None)
-                phi_for[(id(f), k)] = phi
-                created.append(phi)
-                owner[id(phi)] = k
-                if all(id(f) != id(x) for x in def_blocks[k]):
+                placed[id(f)] = f
+                if id(f) not in seen:
+                    seen.add(id(f))
                     work.append(f)
-    # insert phis at block tops (a later-created phi goes first, as LLVM's does)
-    by_block: dict[int, list[I.Phi]] = {}
-    for (bid, k), phi in phi_for.items():
-        by_block.setdefault(bid, []).append(phi)
-    for b in fn.blocks:
-        for phi in by_block.get(id(b), []):
-            b.insert(0, phi)
-    # renaming
-    undef = [Undef(a.allocated_type) for a in allocas]
+        version = 0
+        for f in sorted(placed.values(), key=lambda blk: order[id(blk)]):
+            phi = I.Phi(a.allocated_type, name=names.unique(f"{a.name or ''}.{version}"))
+            version += 1
+            f.insert(0, phi)
+            phi_for[(id(f), k)] = phi
+            owner[id(phi)] = k
+    created = list(phi_for.values())
+    # renaming: LLVM's depth-first walk over the CFG
     replace: dict[int, Value] = {}
     dead: list[I.Instruction] = []
-    version = [0 for _ in allocas]
 
     def current(v: Value) -> Value:
         while id(v) in replace:
             v = replace[id(v)]
         return v
 
-    stack: list[tuple[BasicBlock, list[Value]]] = [(fn.entry, list(undef))]
     visited: set[int] = set()
+    stack: list[tuple[BasicBlock, BasicBlock | None, list[Value]]] = [
+        (fn.entry, None, [Undef(a.allocated_type) for a in allocas])]
     while stack:
-        block, values = stack.pop()
-        if id(block) in visited:
-            continue
-        visited.add(id(block))
+        block, pred, values = stack.pop()
         values = list(values)
-        for inst in list(block.instructions):
-            if isinstance(inst, I.Phi):
-                for k in range(len(allocas)):
-                    if phi_for.get((id(block), k)) is inst:
-                        values[k] = inst
-            elif isinstance(inst, I.Store) and id(inst.pointer) in index:
-                values[index[id(inst.pointer)]] = current(inst.value)
-                dead.append(inst)
-            elif isinstance(inst, I.Load) and id(inst.pointer) in index:
-                replace[id(inst)] = values[index[id(inst.pointer)]]
-                dead.append(inst)
-        for s in block.successors:
-            for k in range(len(allocas)):
-                phi = phi_for.get((id(s), k))
-                if phi is not None:
-                    count = sum(1 for t in block.terminator.successors if t is s)
-                    for _ in range(count):
-                        phi.add_incoming(values[k], block)
-        for child in reversed(dt.children(block)):
-            stack.append((child, values))
-    # name the phis in creation order: <alloca name>.<version>
-    for phi in created:
-        k = owner[id(phi)]
-        phi.name = names.unique(f"{allocas[k].name or ''}.{version[k]}")
-        version[k] += 1
-    # rewrite uses of the loads, then delete loads, stores and the allocas
+        while True:
+            if pred is not None:
+                edges = sum(1 for s in pred.terminator.successors if s is block)
+                for phi in block.phis():
+                    k = owner.get(id(phi))
+                    if k is None:
+                        continue
+                    for _ in range(edges):
+                        phi.add_incoming(values[k], pred)
+                    values[k] = phi
+            if id(block) in visited:
+                break
+            visited.add(id(block))
+            for inst in list(block.instructions):
+                if isinstance(inst, I.Store) and id(inst.pointer) in index:
+                    values[index[id(inst.pointer)]] = current(inst.value)
+                    dead.append(inst)
+                elif isinstance(inst, I.Load) and id(inst.pointer) in index:
+                    replace[id(inst)] = values[index[id(inst.pointer)]]
+                    dead.append(inst)
+            succs = block.terminator.successors if block.terminator is not None else []
+            if not succs:
+                break
+            first = succs[0]
+            done = {id(first)}
+            for s in succs[1:]:
+                if id(s) not in done:
+                    done.add(id(s))
+                    stack.append((s, block, list(values)))
+            pred, block = block, first
     if replace:
         for inst in fn.instructions():
             for op in inst.operands:
@@ -148,8 +151,52 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
         inst.erase()
     for a in allocas:
         a.erase()
-    # phis in unreachable blocks or without incoming values never get filled: drop them
-    for phi in created:
-        if phi.parent is not None and not phi.incoming:
-            phi.erase()
+    _simplify_phis(fn, created, dt)
     return [p for p in created if p.parent is not None]
+
+
+def _simplify_phis(fn: Function, phis: list[I.Phi], dt: DominatorTree) -> None:
+    """Replace phis that merge one value (ignoring themselves) by that value, until none is left."""
+    changed = True
+    while changed:
+        changed = False
+        for phi in phis:
+            if phi.parent is None:
+                continue
+            common = _common_value(phi, dt)
+            if common is not None:
+                fn.replace_all_uses(phi, common)
+                for other in phis:
+                    if other.parent is not None:
+                        other.replace_uses_of(phi, common)
+                phi.erase()
+                changed = True
+
+
+def _common_value(phi: I.Phi, dt: DominatorTree) -> Value | None:
+    common: Value | None = None
+    has_undef = False
+    for v, _ in phi.incoming:
+        if v is phi:
+            continue
+        if isinstance(v, Undef):
+            has_undef = True
+            continue
+        if common is not None and v is not common and v != common:
+            return None
+        common = v
+    if common is None:
+        return Undef(phi.type) if phi.incoming else None
+    if has_undef and not _dominates_phi(common, phi, dt):
+        return None
+    return common
+
+
+def _dominates_phi(v: Value, phi: I.Phi, dt: DominatorTree) -> bool:
+    if isinstance(v, (Argument, Constant)):
+        return True
+    if isinstance(v, I.Instruction) and v.parent is not None:
+        if isinstance(v, I.Invoke):
+            return False
+        return v.parent is not phi.parent and dt.dominates(v.parent, phi.parent)
+    return False

@@ -231,14 +231,17 @@ class _FunctionRewriter:
             r.live = live.live_at(r.call)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
         finder = BaseFinder(self.names, self._empty_metadata_ref())
-        deopt_values = set()
+        # One map for the whole function, filled call by call: the last call to see a value decides
+        # its base (a value in one call's deopt bundle is its own base only until a later call
+        # finds its base the ordinary way) — LLVM 14 works like this.
+        ptr_base: dict[int, Value] = {}
         for r in records:
-            b = r.call.bundle("deopt")
-            for v in b.inputs if b else []:
-                deopt_values.add(id(v))
-        for r in records:
+            deopt = r.call.bundle("deopt")
+            in_deopt = {id(v) for v in (deopt.inputs if deopt else [])}
             for v in r.live:
-                r.bases[id(v)] = v if id(v) in deopt_values else finder.find_base(v)
+                ptr_base[id(v)] = v if id(v) in in_deopt else finder.find_base(v)
+        for r in records:
+            r.bases = ptr_base
         # 5. liveness again with the bases held just after each call; newly live values are their own base
         for r in records:
             holders += self._hold(r.call, tmp, [r.bases[id(v)] for v in r.live
@@ -479,7 +482,8 @@ class _FunctionRewriter:
             made.append((v, value))
         # rematerialise cheap derived pointers from the relocated bases
         relocated = dict((id(v), x) for v, x in made)
-        for key, (v, chain) in r.remat.items():
+        # LLVM inserts each chain right after the call, so the last chain made comes first
+        for key, (v, chain) in reversed(list(r.remat.items())):
             prev: Value = relocated[id(r.bases[id(v)])]
             for link, name in zip(reversed(chain), r.remat_names[(edge, key)]):
                 clone = _clone_link(link, prev, name)
@@ -497,10 +501,21 @@ class _FunctionRewriter:
     def _rewrite_uses(self, records: list[SafepointRecord]) -> None:
         """Every value ever relocated gets an alloca: stores after its def and after each relocate,
         loads before each use; mem2reg then builds the SSA form with phis where copies meet."""
+        # LLVM's order: every statepoint's gc-live values (as the bundles now read), then the
+        # rematerialised originals; this order decides the names of the phis mem2reg makes
         tracked: list[Value] = []
+        seen: set[int] = set()
+        roots = {id(a) for a in self._alloca_roots()} if self.options.alloca_roots else set()
         for r in records:
-            for v in list(r.live) + [v for v, _ in r.remat.values()]:
-                if all(v is not t for t in tracked):
+            live = r.statepoint.bundle("gc-live") if r.statepoint is not None else None
+            for v in (live.inputs if live else []):
+                if id(v) not in seen and id(v) not in roots:
+                    seen.add(id(v))
+                    tracked.append(v)
+        for r in records:
+            for v, _ in r.remat.values():
+                if id(v) not in seen:
+                    seen.add(id(v))
                     tracked.append(v)
         if not tracked:
             return
