@@ -174,30 +174,64 @@ class _FunctionRewriter:
                 if cmp.parent is b and self._use_count(cmp) == 1 and b.instructions[-2] is not cmp:
                     b.instructions.remove(cmp)
                     b.insert_before(t, cmp)
-        for b in list(fn.blocks):
-            t = b.terminator
-            if isinstance(t, I.Invoke):
-                for attr in ("normal", "unwind"):
-                    dest = getattr(t, attr)
-                    if len(predecessors(fn).get(dest, [])) > 1:
-                        if attr == "unwind":
-                            from ..errors import GCToyError
 
-                            raise GCToyError(f"@{fn.name}: a landing pad shared by several invokes is not "
-                                             "supported by gctoy's rewrite-statepoints-for-gc")
-                        setattr(t, attr, self._split_edge(b, dest))
+    def normalize_invokes(self, calls: list[I.CallBase]) -> None:
+        """Give each invoke's normal and unwind destination the invoke as its only predecessor
+        (LLVM's SplitBlockPredecessors; a shared landing pad is split in two)."""
+        for call in calls:
+            if not isinstance(call, I.Invoke):
+                continue
+            here = call.parent
+            for attr in ("normal", "unwind"):
+                dest = getattr(call, attr)
+                preds = predecessors(self.fn).get(dest, [])
+                if len(preds) > 1:
+                    if attr == "unwind":
+                        self._split_landing_pad(dest, here)
+                    else:
+                        self._split_predecessors(dest, [here], "")
+
+    def _new_block_before(self, name: str, before: BasicBlock) -> BasicBlock:
+        new = BasicBlock(self.names.unique(name))
+        new.parent = self.fn
+        self.fn.blocks.insert(self.fn.blocks.index(before), new)
+        return new
+
+    def _redirect(self, preds: list[BasicBlock], old: BasicBlock, new: BasicBlock) -> None:
+        for p in preds:
+            p.terminator.replace_uses_of(old, new)
+        for phi in old.phis():
+            moved = [(v, b) for v, b in phi.incoming if any(b is p for p in preds)]
+            if moved:
+                phi.incoming = [(v, b) for v, b in phi.incoming if all(b is not p for p in preds)]
+                phi.incoming.append((moved[0][0], new))
+
+    def _split_predecessors(self, dest: BasicBlock, preds: list[BasicBlock], suffix: str) -> BasicBlock:
+        new = self._new_block_before(f"{dest.name or ''}{suffix}" or "split", dest)
+        new.append(I.Br(dest))
+        self._redirect(preds, dest, new)
+        return new
+
+    def _split_landing_pad(self, dest: BasicBlock, pred: BasicBlock) -> None:
+        from ..errors import GCToyError
+
+        lp = dest.instructions[len(dest.phis())]
+        if dest.phis() or self._use_count(lp):
+            raise GCToyError(f"@{self.fn.name}: gctoy's rewrite-statepoints-for-gc cannot split the landing pad "
+                             f"'%{dest.name}' (it has phis or its token is used)")
+        others = [p for p in predecessors(self.fn)[dest] if p is not pred]
+        for suffix, group in (("", [pred]), (".split-lp", others)):
+            new = self._new_block_before(f"{dest.name or ''}{suffix}", dest)
+            clone = I.LandingPad(lp.type, lp.cleanup, lp.clauses, name=self.names.unique(f"lpad{suffix}"))
+            new.append(clone)
+            new.append(I.Br(dest))
+            for p in group:
+                p.terminator.replace_uses_of(dest, new)
+        lp.erase()
 
     def _use_count(self, v: Value) -> int:
         return sum(1 for i in self.fn.instructions() for o in i.operands if o is v)
 
-    def _split_edge(self, pred: BasicBlock, dest: BasicBlock) -> BasicBlock:
-        new = BasicBlock(self.names.unique(dest.name or "split"))
-        new.parent = self.fn
-        self.fn.blocks.insert(self.fn.blocks.index(dest), new)
-        new.append(I.Br(dest))
-        for phi in dest.phis():
-            phi.incoming = [(v, new if p is pred else p) for v, p in phi.incoming]
-        return new
 
     # -- 2. calls ---------------------------------------------------------------------
     def calls(self) -> list[I.CallBase]:
@@ -214,6 +248,7 @@ class _FunctionRewriter:
         calls = self.calls()
         if not calls:
             return []
+        self.normalize_invokes(calls)
         records = [SafepointRecord(c) for c in calls]
         self.records = records
         self.original_name: dict[int, str | None] = {}

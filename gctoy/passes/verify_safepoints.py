@@ -51,9 +51,8 @@ from dataclasses import dataclass, field
 from ..errors import VerifyError
 from ..ir import instructions as I
 from ..ir.analysis import DominatorTree, LocalNames, reverse_post_order
-from ..ir.intrinsics import is_relocate_name
 from ..ir.module import Module
-from ..ir.statepoint import Statepoint, source_location, token_statepoint
+from ..ir.statepoint import Statepoint, source_location
 from ..ir.types import VOID, ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
 from ..ir.values import (
     BasicBlock,
@@ -164,22 +163,12 @@ def _returned_argument(call: I.CallBase) -> Value | None:
     return None
 
 
-def relocated_pointer(inst: Value) -> Value | None:
-    """For a ``gc.relocate`` call, the derived pointer it relocates (None otherwise or if malformed)."""
-    if not (isinstance(inst, I.Call) and is_relocate_name(inst.callee_name) and len(inst.args) == 3):
-        return None
-    sp_call = token_statepoint(inst.args[0])
-    index = inst.args[2]
-    if sp_call is None or not isinstance(index, ConstantInt):
-        return None
-    try:
-        return Statepoint.of(sp_call).gc_pointer(index.value)
-    except VerifyError:
-        return None
-
-
 def base_kind(value: Value) -> BaseKind:
-    """Classify ``value`` by the sources it may be derived from (LLVM's ``getBaseType``)."""
+    """Classify ``value`` by the sources it may be derived from (LLVM's ``getBaseType``).
+
+    As in LLVM 14, a ``gc.relocate`` is a source of its own (non-constant), even when it
+    relocates ``null``; later LLVM releases look through it to the pointer it relocates.
+    """
     work: list[Value] = [value]
     seen: set[int] = set()
     only_null = True
@@ -196,8 +185,6 @@ def base_kind(value: Value) -> BaseKind:
             work.extend(val for val, _ in v.incoming)
         elif isinstance(v, I.Select):
             work += [v.true_value, v.false_value]
-        elif (derived := relocated_pointer(v)) is not None:
-            work.append(derived)
         elif isinstance(v, Constant):
             only_null = only_null and is_null_constant(v)
         else:
