@@ -557,11 +557,12 @@ def module_of_lines(target_lines: int, seed: int = 2024) -> str:
     gen = ModuleGenerator(RandomChooser(seed), limits)
     parts = ["\n".join(gen.header())]
     lines = parts[0].count("\n") + 1
-    budget = target_lines - 12  # room for the trailer
-    while lines < budget:
+    while True:
+        trailer = gen.trailer()
+        if lines + 1 + len(trailer) >= target_lines:
+            break
         fn = gen.function()
         parts.append(fn)
-        lines += fn.count("\n") + 2
-    trailer = gen.trailer()
+        lines += fn.count("\n") + 2  # the function and the blank line before it
     parts.append("\n".join(trailer))
     return "\n\n".join(parts) + "\n"

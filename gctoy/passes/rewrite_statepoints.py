@@ -167,12 +167,18 @@ class _FunctionRewriter:
                         fn.replace_all_uses(phi, phi.incoming[0][0])
                         phi.erase()
         # move a single-use icmp next to its conditional branch, so it sees relocated values
+        uses: dict[int, int] = {}
+        for inst in fn.instructions():
+            for op in inst.operands:
+                if isinstance(op, I.ICmp):
+                    uses[id(op)] = uses.get(id(op), 0) + 1
         for b in fn.blocks:
             t = b.terminator
             if isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp):
                 cmp = t.condition
-                if cmp.parent is b and self._use_count(cmp) == 1 and b.instructions[-2] is not cmp:
-                    b.instructions.remove(cmp)
+                if uses.get(id(cmp)) == 1 and (len(b.instructions) < 2 or b.instructions[-2] is not cmp):
+                    # even from another block: its operands dominate the branch, as it did
+                    cmp.parent.instructions.remove(cmp)
                     b.insert_before(t, cmp)
 
     def normalize_invokes(self, calls: list[I.CallBase]) -> None:
