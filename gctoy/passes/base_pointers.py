@@ -27,17 +27,22 @@ from __future__ import annotations
 
 from ..ir import instructions as I
 from ..ir.types import PointerType
-from ..ir.values import Argument, Constant, ConstantNull, Value
+from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Value
 from .naming import NameUniquer
 
 IS_BASE_VALUE = "is_base_value"
 
 
 def strip_pointer_casts(v: Value) -> Value:
-    """Look through pointer bitcasts and same-space address casts."""
-    while isinstance(v, I.Cast) and v.opcode in ("bitcast", "addrspacecast") and isinstance(v.type, PointerType):
-        v = v.value
-    return v
+    """Look through pointer bitcasts, address space casts and all-zero GEPs (LLVM's stripPointerCasts)."""
+    while True:
+        if isinstance(v, I.Cast) and v.opcode in ("bitcast", "addrspacecast") and isinstance(v.type, PointerType):
+            v = v.value
+        elif isinstance(v, I.GetElementPtr) and all(isinstance(i, ConstantInt) and i.value == 0
+                                                    for i in v.indices):
+            v = v.pointer
+        else:
+            return v
 
 
 def base_defining_value(v: Value) -> tuple[Value, bool]:
