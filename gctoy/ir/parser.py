@@ -140,11 +140,13 @@ class _Parser(InstructionParser):
 
     # -- token helpers ------------------------------------------------------
     def peek(self, k: int = 0):
-        return self.toks[self.i + k]
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else self.toks[-1]
 
     def next(self):
         tok = self.toks[self.i]
-        self.i += 1
+        if tok[0] != "EOF":
+            self.i += 1
         return tok
 
     def at(self, text: str) -> bool:
@@ -285,6 +287,13 @@ class _Parser(InstructionParser):
         start = self.peek()[2]
         end = self.skip_metadata()
         self.module.metadata.append(MetadataDef(tok[1][1:], self.src.text[start:end], distinct))
+
+    def metadata_attachment(self) -> tuple[str, str]:
+        """``!kind !N`` -> (kind, reference text)."""
+        k = self.next()[1]
+        start = self.peek()[2]
+        end = self.skip_metadata()
+        return k[1:], self.src.text[start:end]
 
     def skip_metadata(self) -> int:
         """Skip one metadata value (``!{...}``, ``!0``, ``!"s"``, ``!DIx(...)``); return its end offset."""
@@ -561,6 +570,10 @@ class _Parser(InstructionParser):
         linkage = None
         quals: list[str] = []
         cc = None
+        md: list[tuple[str, str]] = []
+        while not is_define and self.peek()[0] == "METAVAR" and self.peek(1)[0] in ("METAVAR", "PUNCT"):
+            # a declaration's attachments come right after 'declare'
+            md.append(self.metadata_attachment())
         while True:
             t = self.peek()
             if t[0] == "WORD" and t[1] in LINKAGES:
@@ -594,6 +607,8 @@ class _Parser(InstructionParser):
                     t = self.next()
                     aname, off = self.local_name(t), t[2]
                 arg_names.append((aname, off))
+                if not is_define:
+                    aname = None  # LLVM keeps no parameter names on declarations
                 args.append(Argument(ty, None if aname is not None and aname.isdigit() else aname, attrs))
                 if self.accept(")"):
                     break
@@ -607,7 +622,6 @@ class _Parser(InstructionParser):
         fn_attrs = self.attributes()
         section = align = gc = None
         personality = None
-        md: list[tuple[str, str]] = []
         while True:
             if self.accept("section"):
                 section = self.string()
@@ -620,11 +634,8 @@ class _Parser(InstructionParser):
                 personality = self.value(pty)
                 if not isinstance(personality, Constant):
                     raise self.err("personality must be a constant")
-            elif self.peek()[0] == "METAVAR":
-                k = self.next()[1]
-                s = self.peek()[2]
-                e = self.skip_metadata()
-                md.append((k[1:], self.src.text[s:e]))
+            elif is_define and self.peek()[0] == "METAVAR":
+                md.append(self.metadata_attachment())
             else:
                 break
         obj = self.take_pending(name, name_tok[2])
@@ -861,7 +872,7 @@ class _Parser(InstructionParser):
                 return TokenNone(ty)
             if text in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
                 self.expect("(")
-                inner = self.typed_value()
+                inner = self.typed_constant()
                 self.expect("to")
                 to = self.type_()
                 self.expect(")")
@@ -873,9 +884,9 @@ class _Parser(InstructionParser):
                 self.expect("(")
                 src = self.type_()
                 self.expect(",")
-                ops = [self.typed_value()]
+                ops = [self.typed_constant()]
                 while self.accept(","):
-                    ops.append(self.typed_value())
+                    ops.append(self.typed_constant())
                 self.expect(")")
                 return ConstantExpr(ty, "getelementptr", tuple(ops), src, inbounds)
         if kind == "CSTRING":
@@ -912,6 +923,14 @@ class _Parser(InstructionParser):
             end = self.skip_metadata()
             return MetadataOperand(ty, self.src.text[start:end])
         raise self.err(f"expected value, found '{text}'" if text else "expected value", tok[2])
+
+    def typed_constant(self) -> Constant:
+        """``T c`` where ``c`` must be a constant (constant expressions take no local values)."""
+        ty = self.type_()
+        tok = self.peek()
+        if tok[0] == "LOCAL":
+            raise self.err(f"a constant expression cannot use the local value '{tok[1]}'")
+        return self.constant(ty)
 
     def constant_list(self, close: str) -> tuple[Constant, ...]:
         out = []

@@ -265,6 +265,8 @@ class _Printer:
     def function(self, f: Function) -> str:
         self.number(f)
         head = ["define" if not f.is_declaration else "declare"]
+        if f.is_declaration:
+            head += [f"!{k} {v}" for k, v in f.metadata]
         if f.linkage:
             head.append(f.linkage)
         head += [q for q in f.qualifiers if q not in ("unnamed_addr", "local_unnamed_addr")]
@@ -299,8 +301,9 @@ class _Printer:
             text += f' gc "{escape_string(f.gc)}"'
         if f.personality is not None:
             text += f" personality {self.typed(f.personality)}"
-        for k, v in f.metadata:
-            text += f" !{k} {v}"
+        if not f.is_declaration:
+            for k, v in f.metadata:
+                text += f" !{k} {v}"
         if f.is_declaration:
             return text + self.trailing(f)
         lines = [text + " {" + (f" {f.header_comment}" if self.comments and getattr(f, "header_comment", None)
