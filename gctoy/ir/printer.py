@@ -93,6 +93,8 @@ class _Printer:
         self.comments = comments
         self.slots: dict[int, int] = {}
         self.global_slots: dict[int, int] = {}
+        self._unwinds: dict = {}
+        self._unwinds_for = None
         n = 0
         for g in [*module.globals, *module.functions]:
             if g.name is None:
@@ -341,8 +343,14 @@ class _Printer:
         from ..errors import VerifyError
         from .statepoint import GCRelocate, Statepoint, token_statepoint
 
+        fn = call.function
+        if self._unwinds_for is not fn:
+            from .statepoint import statepoint_unwind_map
+
+            self._unwinds = statepoint_unwind_map(fn) if fn is not None else {}
+            self._unwinds_for = fn
         try:
-            sp_call = token_statepoint(call.args[0]) if call.args else None
+            sp_call = token_statepoint(call.args[0], self._unwinds) if call.args else None
             if sp_call is None:
                 return ""
             rel = GCRelocate(call, Statepoint.of(sp_call))

@@ -215,17 +215,27 @@ class GCRelocate:
         return self.statepoint.gc_pointer(self.derived_index)
 
 
-def token_statepoint(token: Value) -> I.CallBase | None:
-    """The statepoint a relocate's token names: the call itself, or the invoke whose landing pad this is."""
+def token_statepoint(token: Value, unwinds: dict[int, I.Invoke] | None = None) -> I.CallBase | None:
+    """The statepoint a relocate's token names: the call itself, or the invoke whose landing pad this is.
+
+    ``unwinds`` (from :func:`statepoint_unwind_map`) saves a scan of the function per question."""
     if Statepoint.is_statepoint(token):
         return token  # type: ignore[return-value]
     if isinstance(token, I.LandingPad) and token.parent is not None:
-        fn = token.function
-        for b in fn.blocks:
-            t = b.terminator
-            if isinstance(t, I.Invoke) and t.unwind is token.parent and Statepoint.is_statepoint(t):
-                return t
+        if unwinds is None:
+            unwinds = statepoint_unwind_map(token.function)
+        return unwinds.get(id(token.parent))
     return None
+
+
+def statepoint_unwind_map(fn: Function) -> dict[int, I.Invoke]:
+    """id(landing pad block) -> the statepoint invoke unwinding to it."""
+    out: dict[int, I.Invoke] = {}
+    for b in fn.blocks:
+        t = b.terminator
+        if isinstance(t, I.Invoke) and Statepoint.is_statepoint(t):
+            out.setdefault(id(t.unwind), t)
+    return out
 
 
 def statepoints(fn: Function) -> list[Statepoint]:

@@ -85,6 +85,7 @@ class SafepointRecord:
     statepoint: I.CallBase | None = None
     relocates: list[I.Call] = field(default_factory=list)
     remat_names: dict = field(default_factory=dict)
+    live_ids: set = field(default_factory=set)
 
 
 def is_gc_leaf_call(call: I.CallBase, module: Module | None) -> bool:
@@ -140,6 +141,30 @@ def rewrite_statepoints_for_gc(module: Module, options: str | RS4GCOptions = "")
     rewrite_module(module, parse_options(options) if isinstance(options, str) else options)
 
 
+class _UseIndex:
+    """Who uses what, kept up to date while calls are replaced (so replacing is not a scan)."""
+
+    def __init__(self, fn: Function):
+        self.users: dict[int, list[I.Instruction]] = {}
+        for inst in fn.instructions():
+            self.add(inst)
+
+    def add(self, inst: I.Instruction) -> None:
+        for op in inst.operands:
+            lst = self.users.setdefault(id(op), [])
+            if not lst or lst[-1] is not inst:
+                lst.append(inst)
+
+    def has_users(self, v: Value) -> bool:
+        return any(u.parent is not None for u in self.users.get(id(v), ()))
+
+    def replace(self, old: Value, new: Value) -> None:
+        moved = self.users.pop(id(old), [])
+        for u in moved:
+            u.replace_uses_of(old, new)
+        self.users.setdefault(id(new), []).extend(moved)
+
+
 class _FunctionRewriter:
     def __init__(self, module: Module, fn: Function, options: RS4GCOptions):
         self.m = module
@@ -184,18 +209,19 @@ class _FunctionRewriter:
     def normalize_invokes(self, calls: list[I.CallBase]) -> None:
         """Give each invoke's normal and unwind destination the invoke as its only predecessor
         (LLVM's SplitBlockPredecessors; a shared landing pad is split in two)."""
+        preds = predecessors(self.fn)
         for call in calls:
             if not isinstance(call, I.Invoke):
                 continue
             here = call.parent
             for attr in ("normal", "unwind"):
                 dest = getattr(call, attr)
-                preds = predecessors(self.fn).get(dest, [])
-                if len(preds) > 1:
+                if len(preds.get(dest, [])) > 1:
                     if attr == "unwind":
                         self._split_landing_pad(dest, here)
                     else:
                         self._split_predecessors(dest, [here], "")
+                    preds = predecessors(self.fn)
 
     def _new_block_before(self, name: str, before: BasicBlock) -> BasicBlock:
         new = BasicBlock(self.names.unique(name))
@@ -298,6 +324,15 @@ class _FunctionRewriter:
         for r in records:
             r.live = [v for v in r.live if not isinstance(r.bases[id(v)], Constant)]
             self._choose_remat(r)
+        for r in records:
+            r.live_ids = {id(v) for v in r.live}
+        self.base_users: dict[int, list[int]] = {}
+        for k, b in records[0].bases.items():
+            self.base_users.setdefault(id(b), []).append(k)
+        self.uses = _UseIndex(self.fn)
+        #: (block, [(original value, its relocated or rematerialised copy)]) per statepoint edge
+        self.copies: list[tuple[BasicBlock, list[tuple[Value, Value]]]] = []
+        self.copies_of: dict[int, list[tuple[list, int]]] = {}
         # LLVM clones the rematerialised chains (normal edge, then unwind edge) before any statepoint
         for r in records:
             for edge in (["normal", "unwind"] if isinstance(r.call, I.Invoke) else ["here"]):
@@ -428,8 +463,9 @@ class _FunctionRewriter:
             sp = I.Call(sp_fty, decl, args, tail=call.tail, **kw)
         block = call.parent
         block.insert_before(call, sp)
+        self.uses.add(sp)
         r.statepoint = sp
-        wants_result = call.type != VOID and self._use_count(call) > 0
+        wants_result = call.type != VOID and self.uses.has_users(call)
         # relocates: unwind edge first, then the normal edge; LLVM names the result in between for an
         # invoke and before the relocates for a call, while the original call still holds its name
         relocate = relocate and bool(gc_live)
@@ -450,7 +486,7 @@ class _FunctionRewriter:
                 at = block.instructions.index(call) + 1 + (1 if result is not None else 0)
                 self._relocates(r, sp, block, at, gc_live, "here")
         if result is not None:
-            self.fn.replace_all_uses(call, result)
+            self.uses.replace(call, result)
             self._substitute(call, result)
         call.erase()
 
@@ -469,23 +505,23 @@ class _FunctionRewriter:
 
         Relocates of ``new`` are still named after ``old`` (LLVM replaces the calls only at the end)."""
         self.original_name[id(new)] = self.original_name.get(id(old), old.name)
+        bases = self.records[0].bases  # one map, shared by every record
+        if id(old) in bases:
+            b = bases.pop(id(old))
+            bases[id(new)] = new if b is old else b
+        for k in self.base_users.pop(id(old), []):
+            if bases.get(k) is old:
+                bases[k] = new
         for r in self.records:
-            r.live = [new if v is old else v for v in r.live]
-            if id(old) in r.bases:
-                b = r.bases.pop(id(old))
-                r.bases[id(new)] = new if b is old else b
-            for k, b in list(r.bases.items()):
-                if b is old:
-                    r.bases[k] = new
-            for k, (v, chain) in list(r.remat.items()):
-                if v is old:
-                    r.remat[id(new)] = (new, chain)
-                    del r.remat[k]
-        for blk in self.fn.blocks:
-            for _, made in getattr(blk, "_rs4gc_stores", []):
-                for k, (v, x) in enumerate(made):
-                    if v is old:
-                        made[k] = (new, x)
+            if id(old) in r.live_ids:
+                r.live = [new if v is old else v for v in r.live]
+                r.live_ids.add(id(new))
+            if id(old) in r.remat:
+                v, chain = r.remat.pop(id(old))
+                r.remat[id(new)] = (new, chain)
+        for made, k in self.copies_of.pop(id(old), []):
+            made[k] = (new, made[k][1])
+            self.copies_of.setdefault(id(new), []).append((made, k))
 
     def _alloca_roots(self) -> list[I.Alloca]:
         """Allocas of the entry block whose allocated type holds GC pointers (stack slots the GC scans)."""
@@ -532,7 +568,9 @@ class _FunctionRewriter:
                 at += 1
                 prev = clone
             made.append((v, prev))
-        block._rs4gc_stores = getattr(block, "_rs4gc_stores", []) + [(token, made)]
+        self.copies.append((block, made))
+        for k, (v, _) in enumerate(made):
+            self.copies_of.setdefault(id(v), []).append((made, k))
 
     def _base_in_record(self, r: SafepointRecord, v: Value) -> Value:
         b = r.bases.get(id(v), v)
@@ -563,19 +601,16 @@ class _FunctionRewriter:
         fn = self.fn
         entry = fn.entry
         slot: dict[int, I.Alloca] = {}
-        copies: set[int] = set()
-        for blk in fn.blocks:
-            for _, made in getattr(blk, "_rs4gc_stores", []):
-                for _, x in made:
-                    copies.add(id(x))
+        copies = {id(x) for _, made in self.copies for _, x in made}
         for v in tracked:
             a = I.Alloca(v.type)
             entry.insert(0, a)
             slot[id(v)] = a
+        slot_ids = {id(a) for a in slot.values()}
         # loads before uses (a phi's use is at the end of the incoming block)
         for b in list(fn.blocks):
             for inst in list(b.instructions):
-                if isinstance(inst, I.Alloca) and any(inst is s for s in slot.values()):
+                if isinstance(inst, I.Alloca) and id(inst) in slot_ids:
                     continue
                 if isinstance(inst, I.Phi):
                     for k, (val, pred) in enumerate(inst.incoming):
@@ -604,13 +639,10 @@ class _FunctionRewriter:
             else:
                 entry.insert(len(slot), store)
         # stores of each relocated copy right after it
-        for blk in fn.blocks:
-            for _, made in getattr(blk, "_rs4gc_stores", []):
-                for v, x in made:
-                    if id(v) in slot:
-                        blk.insert_after(x, I.Store(x, slot[id(v)]))
-            if hasattr(blk, "_rs4gc_stores"):
-                del blk._rs4gc_stores
+        for blk, made in self.copies:
+            for v, x in made:
+                if id(v) in slot:
+                    blk.insert_after(x, I.Store(x, slot[id(v)]))
         promote(fn, list(slot.values()), self.names)
 
 

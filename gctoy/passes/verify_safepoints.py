@@ -457,6 +457,8 @@ class UnrelocatedUse:
     poisoned: bool = False
     #: for a phi operand: the incoming block the value arrives from
     incoming: BasicBlock | None = None
+    #: the value that lived across the statepoint: ``value`` itself, or one it was derived from
+    origin: Value | None = None
 
     @property
     def location(self) -> str | None:
@@ -540,7 +542,7 @@ def _unavailable_sources(av: Availability, v: I.Instruction) -> list[tuple[Value
             if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and may_move(w)]
 
 
-def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[BasicBlock]]:
+def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[BasicBlock], Value]:
     """Search backwards from the use for the nearest statepoint that ``use.value`` lived across.
 
     The search walks instructions backwards along live edges, breadth first.
@@ -548,7 +550,8 @@ def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[Ba
     path; meeting the value's definition first means this path is safe -- unless
     the definition is itself derived from unavailable values (a phi or GEP of an
     unrelocated pointer), in which case the search goes on from there for those
-    values.  Returns the statepoint and the blocks from it to the use.
+    values.  Returns the statepoint, the blocks from it to the use, and the value
+    that was live across the statepoint (``use.value`` or one it was derived from).
     """
     if use.incoming is not None:
         block, pos, chain = use.incoming, len(use.incoming.instructions), [use.incoming, use.inst.parent]
@@ -569,7 +572,7 @@ def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[Ba
         for k in range(pos - 1, -1, -1):
             inst = block.instructions[k]
             if Statepoint.is_statepoint(inst):
-                return inst, chain  # type: ignore[return-value]
+                return inst, chain, value  # type: ignore[return-value]
             if inst is value:
                 if av.is_skipped(inst):
                     for w, via in _unavailable_sources(av, inst):
@@ -582,7 +585,7 @@ def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[Ba
             for p in av.dead.live_predecessors(block):
                 if p in av.states:
                     enqueue_block(value, p, chain)
-    return None, []
+    return None, [], use.value
 
 
 def _collapse(blocks: list[BasicBlock]) -> list[BasicBlock]:
@@ -614,7 +617,7 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
     names = LocalNames(fn)
     result: list[UnrelocatedUse] = []
     for raw in _raw_violations(fn, av):
-        sp, chain = _explain(av, raw)
+        sp, chain, origin = _explain(av, raw)
         path = tuple(names(b) for b in _collapse(chain))
         poisoned = av.is_poisoned(raw.value)
         state = "poisoned" if poisoned else "unrelocated"
@@ -624,9 +627,10 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
             after = f"after statepoint {names(sp)}{line}"
         else:
             after = "after a statepoint"
-        text = (f"use of {state} value '{names(raw.value)}' in {_describe(names, raw.inst)}{where} "
+        derived = f" (derived from '{names(origin)}')" if origin is not raw.value else ""
+        text = (f"use of {state} value '{names(raw.value)}'{derived} in {_describe(names, raw.inst)}{where} "
                 f"{after} (path: {' -> '.join(path) if path else '?'})")
-        result.append(UnrelocatedUse(raw.inst, raw.value, sp, path, text, poisoned, raw.incoming))
+        result.append(UnrelocatedUse(raw.inst, raw.value, sp, path, text, poisoned, raw.incoming, origin))
     return result
 
 
