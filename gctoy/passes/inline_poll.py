@@ -35,8 +35,9 @@ import copy
 
 from ..errors import GCToyError
 from ..ir import instructions as I
-from ..ir.analysis.cfg import reachable_set
 from ..ir.names import is_numbered
+from .naming import NameUniquer
+from ..ir.analysis.cfg import reachable_set
 from ..ir.types import VOID
 from ..ir.values import BasicBlock, Function, Value
 
@@ -48,37 +49,8 @@ class PollFunctionError(GCToyError):
     """``@gc.safepoint_poll`` is missing or unusable as a poll body."""
 
 
-class SymbolTable:
-    """A function's local names with LLVM's uniquing counter (``LastUnique``)."""
-
-    def __init__(self, fn: Function) -> None:
-        self.function = fn
-        self.counter = 0
-        self.names: set[str] = set()
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Re-read the names that currently exist in the function (deleted values free theirs)."""
-        fn = self.function
-        names = {a.name for a in fn.args}
-        for b in fn.blocks:
-            names.add(b.name)
-            names.update(i.name for i in b.instructions)
-        self.names = {n for n in names if n is not None and not is_numbered(n)}
-
-    def claim(self, name: str | None) -> str | None:
-        """The name a new value asking for ``name`` gets (None stays unnamed)."""
-        if name is None or is_numbered(name):
-            return None
-        if name not in self.names:
-            self.names.add(name)
-            return name
-        while True:
-            self.counter += 1
-            candidate = f"{name}{self.counter}"
-            if candidate not in self.names:
-                self.names.add(candidate)
-                return candidate
+#: the function's local names with LLVM's uniquing counter
+SymbolTable = NameUniquer
 
 
 def check_poll_function(module) -> Function:

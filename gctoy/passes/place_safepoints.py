@@ -67,6 +67,10 @@ class SafepointOptions:
     all_backedges: bool = False
     split_backedge: bool = False
     trip_width: int = 32
+    #: the pass as it was around LLVM 3.7 (seed 004): also turn every call that may reach a
+    #: safepoint — the inlined polls' runtime calls included — into a ``gc.statepoint`` with a
+    #: ``gc.result``, leaving the relocations to RewriteStatepointsForGC
+    wrap_calls: bool = False
 
     @classmethod
     def parse(cls, text: str) -> "SafepointOptions":
@@ -82,12 +86,13 @@ class SafepointOptions:
                     flags["trip_width"] = int(value)
                 except ValueError:
                     raise PassOptionError(f"place-safepoints: trip-width needs an integer, got '{value}'") from None
-            elif key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge") and not value:
+            elif key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge",
+                         "wrap-calls") and not value:
                 flags[key.replace("-", "_")] = True
             else:
                 raise PassOptionError(
                     f"place-safepoints: unknown option '{item}' (known: no-entry, no-backedge, no-call, "
-                    "all-backedges, split-backedge, trip-width=N)")
+                    "all-backedges, split-backedge, wrap-calls, trip-width=N)")
         return cls(**flags)  # type: ignore[arg-type]
 
 
@@ -299,14 +304,66 @@ def place_safepoints_in_function(fn: Function, poll: Function | None, opts: Safe
         locations += split_backedges(fn, terms) if opts.split_backedge else terms
     if not opts.no_entry:
         locations.append(entry_poll_location(fn))
-    if not locations:
-        return []
-    poll = poll or check_poll_function(module)
-    symbols = SymbolTable(fn)
     calls: list[I.Call] = []
-    for loc in locations:
-        calls += inline_poll(loc, poll, symbols)
+    symbols = SymbolTable(fn)
+    if locations:
+        poll = poll or check_poll_function(module)
+        for loc in locations:
+            calls += inline_poll(loc, poll, symbols)
+    if opts.wrap_calls:
+        wrap_calls_in_statepoints(fn, module, symbols)
     return calls
+
+
+def wrap_calls_in_statepoints(fn: Function, module: Module, symbols: SymbolTable) -> list[I.CallBase]:
+    """Seed 004's PlaceSafepoints: each call that may reach a safepoint becomes a bare statepoint.
+
+    ``%r = call T @f(args)`` becomes ``%safepoint_token = call token @llvm.experimental.gc.statepoint...(
+    i64 2882400000, i32 0, T (..)* @f, i32 n, i32 0, args, i32 0, i32 0)`` and, if ``%r`` is used,
+    ``%r = call T @llvm.experimental.gc.result...(token %safepoint_token)``.  No GC pointer is listed:
+    finding them is RewriteStatepointsForGC's job.  Returns the new statepoints."""
+    from ..ir.intrinsics import DEFAULT_STATEPOINT_ID
+    from ..ir.types import I32, I64, TOKEN, VOID, FunctionType, PointerType, mangle
+    from ..ir.values import Attribute, ConstantInt
+
+    made: list[I.CallBase] = []
+    for call in [i for i in fn.instructions() if isinstance(i, I.CallBase)]:
+        if not needs_statepoint(call) or isinstance(call.callee_name, str) and call.callee_name.startswith("llvm."):
+            continue
+        target_ty = PointerType(call.ftype, 0) if not call.callee.type.is_opaque else call.callee.type
+        sp_ty = FunctionType(TOKEN, (I64, I32, target_ty, I32, I32), True)
+        name = f"llvm.experimental.gc.statepoint.{mangle(target_ty)}"
+        decl = module.get_or_declare(name, sp_ty)
+        for a, at in zip(decl.args, (0, 1, None, 3, 4)):
+            if at is not None:
+                a.attrs = (Attribute("immarg"),)
+        args = [ConstantInt(I64, DEFAULT_STATEPOINT_ID - (1 << 64) if DEFAULT_STATEPOINT_ID >> 63 else
+                            DEFAULT_STATEPOINT_ID), ConstantInt(I32, 0), call.callee,
+                ConstantInt(I32, len(call.args)), ConstantInt(I32, 0), *call.args, ConstantInt(I32, 0),
+                ConstantInt(I32, 0)]
+        kw = dict(arg_attrs=[(), (), (), (), (), *call.arg_attrs, (), ()], cc=call.cc,
+                  bundles=[b for b in call.bundles], name=symbols.unique("safepoint_token"))
+        if isinstance(call, I.Invoke):
+            sp: I.CallBase = I.Invoke(sp_ty, decl, args, call.normal, call.unwind, **kw)
+        else:
+            sp = I.Call(sp_ty, decl, args, **kw)
+        call.parent.insert_before(call, sp)
+        made.append(sp)
+        users = [u for u in fn.instructions() if any(o is call for o in u.operands)]
+        if call.type != VOID and users:
+            rdecl = module.get_or_declare(f"llvm.experimental.gc.result.{mangle(call.type)}",
+                                          FunctionType(call.type, (TOKEN,), False),
+                                          fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
+            result = I.Call(rdecl.ftype, rdecl, [sp], name=call.name)
+            call.name = None
+            if isinstance(call, I.Invoke):
+                call.normal.insert(len(call.normal.phis()), result)
+            else:
+                call.parent.insert_after(call, result)
+            for u in users:
+                u.replace_uses_of(call, result)
+        call.erase()
+    return made
 
 
 def place_safepoints(module: Module, options: str | SafepointOptions = "") -> Module:
