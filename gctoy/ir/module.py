@@ -23,25 +23,37 @@ class Module:
         self.types: dict[str, NamedType] = {}
         self.globals: list[GlobalVariable] = []
         self.functions: list[Function] = []
+        #: name -> global or function, checked on use (a renamed or removed one is looked up again)
+        self._by_name: dict[str, object] = {}
         self.attribute_groups: dict[str, AttributeGroup] = {}
         self.metadata: list[MetadataDef] = []
         #: Notes left by the parser (e.g. declarations it added), one string each.
         self.notes: list[str] = []
 
     # -- lookup -----------------------------------------------------------
+    def _lookup(self, name: str, kind: type, items: list):
+        g = self._by_name.get(name)
+        if g is not None and isinstance(g, kind) and g.name == name and getattr(g, "_in_module", None) is self:
+            return g
+        for x in items:
+            if x.name == name:
+                self._by_name[name] = x
+                x._in_module = self
+                return x
+        return None
+
     def get_function(self, name: str) -> Function | None:
         """The function called ``name`` (without ``@``), or None."""
-        for f in self.functions:
-            if f.name == name:
-                return f
-        return None
+        return self._lookup(name, Function, self.functions)
 
     def get_global(self, name: str) -> GlobalVariable | None:
         """The global variable called ``name``, or None."""
-        for g in self.globals:
-            if g.name == name:
-                return g
-        return None
+        return self._lookup(name, GlobalVariable, self.globals)
+
+    def remove_function(self, fn: Function) -> None:
+        """Take a function out of the module."""
+        self.functions.remove(fn)
+        fn._in_module = None
 
     def named_type(self, name: str) -> NamedStructType:
         """A reference to ``%name``, creating an opaque body if it is new."""
@@ -59,6 +71,8 @@ class Module:
         if self.get_function(fn.name) is not None or self.get_global(fn.name) is not None:
             raise ValueError(f"redefinition of '@{fn.name}'")
         fn.module = self
+        fn._in_module = self
+        self._by_name[fn.name] = fn
         self.functions.append(fn)
         return fn
 
@@ -67,6 +81,8 @@ class Module:
         if self.get_function(gv.name) is not None or self.get_global(gv.name) is not None:
             raise ValueError(f"redefinition of '@{gv.name}'")
         gv.module = self
+        gv._in_module = self
+        self._by_name[gv.name] = gv
         self.globals.append(gv)
         return gv
 

@@ -402,7 +402,7 @@ def _retype_token_user(module, call: I.Call, token_ty: Type, form: StatepointFor
         fn.fn_attrs = _READNONE
     call.callee = fn
     if old_fn is not fn and not _has_other_users(module, old_fn, None):
-        module.functions.remove(old_fn)
+        module.remove_function(old_fn)
 
 
 def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str:

@@ -27,6 +27,7 @@ new phis where paths merge).  The phases, in order:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..ir import instructions as I
 from ..ir.analysis import predecessors, unreachable_blocks
@@ -103,13 +104,20 @@ def is_gc_leaf_call(call: I.CallBase, module: Module | None) -> bool:
     return name in LIBRARY_FUNCTIONS
 
 
-def rewrite_module(module: Module, options: RS4GCOptions | None = None) -> list[SafepointRecord]:
-    """Run the pass on every function using a statepoint strategy; returns the records made."""
+#: called after each phase with (phase name, the function, the records so far)
+PhaseObserver = Callable[[str, Function, "list[SafepointRecord]"], None]
+
+
+def rewrite_module(module: Module, options: RS4GCOptions | None = None,
+                   observer: PhaseObserver | None = None) -> list[SafepointRecord]:
+    """Run the pass on every function using a statepoint strategy; returns the records made.
+
+    ``observer``, if given, sees each function after every phase (see :mod:`gctoy.passes.rs4gc_trace`)."""
     options = options or RS4GCOptions()
     records: list[SafepointRecord] = []
     for fn in list(module.definitions()):
         if fn.gc in STATEPOINT_STRATEGIES:
-            records += _FunctionRewriter(module, fn, options).run()
+            records += _FunctionRewriter(module, fn, options, observer).run()
     if records:
         strip_invalid_attributes(module)
     return records
@@ -166,10 +174,12 @@ class _UseIndex:
 
 
 class _FunctionRewriter:
-    def __init__(self, module: Module, fn: Function, options: RS4GCOptions):
+    def __init__(self, module: Module, fn: Function, options: RS4GCOptions,
+                 observer: PhaseObserver | None = None):
         self.m = module
         self.fn = fn
         self.options = options
+        self.observe = observer or (lambda phase, fn, records: None)
         self.names = NameUniquer(fn)
 
     # -- 1. tidy --------------------------------------------------------------------
@@ -282,6 +292,7 @@ class _FunctionRewriter:
             return []
         self.normalize_invokes(calls)
         records = [SafepointRecord(c) for c in calls]
+        self.observe("tidy", self.fn, records)
         self.records = records
         self.original_name: dict[int, str | None] = {}
         tmp = self.m.get_or_declare("__tmp_use", FunctionType(VOID, (), True))
@@ -296,6 +307,7 @@ class _FunctionRewriter:
         live = OrderedLiveness(self.fn)
         for r in records:
             r.live = live.live_at(r.call)
+        self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
         finder = BaseFinder(self.names, self._empty_metadata_ref())
         # One map for the whole function, filled call by call: the last call to see a value decides
@@ -309,6 +321,7 @@ class _FunctionRewriter:
                 ptr_base[id(v)] = v if id(v) in in_deopt else finder.find_base(v)
         for r in records:
             r.bases = ptr_base
+        self.observe("bases", self.fn, records)
         # 5. liveness again with the bases held just after each call; newly live values are their own base
         for r in records:
             holders += self._hold(r.call, tmp, [r.bases[id(v)] for v in r.live
@@ -320,10 +333,12 @@ class _FunctionRewriter:
                 r.bases.setdefault(id(v), v)
         for h in holders:
             h.erase()
+        self.observe("liveness with bases", self.fn, records)
         # 6. constants are never relocated; cheap derived pointers are recomputed instead
         for r in records:
             r.live = [v for v in r.live if not isinstance(r.bases[id(v)], Constant)]
             self._choose_remat(r)
+        self.observe("rematerialization", self.fn, records)
         for r in records:
             r.live_ids = {id(v) for v in r.live}
         self.base_users: dict[int, list[int]] = {}
@@ -342,12 +357,15 @@ class _FunctionRewriter:
         if self.options.non_relocating:
             for r in records:
                 self._make_statepoint(r, relocate=False)
+            self.observe("statepoints", self.fn, records)
             return records
         # 7. statepoints
         for r in records:
             self._make_statepoint(r, relocate=True)
+        self.observe("statepoints", self.fn, records)
         # 8. uses
         self._rewrite_uses(records)
+        self.observe("uses rewritten", self.fn, records)
         return records
 
     def _empty_metadata_ref(self) -> str:
