@@ -11,10 +11,9 @@ import re
 
 from ..errors import IRParseError
 
-# Order matters: the first alternative that matches wins.
+# Order matters: the first alternative that matches wins.  Each token swallows the blanks before
+# it, so one regex match is one token.
 _SPEC = [
-    ("NEWLINE", r"\n"),
-    ("WS", r"[ \t\r]+"),
     ("COMMENT", r";[^\n]*"),
     ("LABELSTR", r'"[^"\n]*"(?=:)'),
     ("LOCAL", r'%(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"\n]*")'),
@@ -32,9 +31,10 @@ _SPEC = [
     ("WORD", r"[a-zA-Z_][a-zA-Z_0-9.]*"),
     ("ELLIPSIS", r"\.\.\."),
     ("PUNCT", r"[()\[\]{}<>,=*!:|]"),
-    ("BAD", r"."),
+    ("BAD", r"\S"),
 ]
-_MASTER = re.compile("|".join(f"(?P<{name}>{pat})" for name, pat in _SPEC))
+_MASTER = re.compile(r"(\s*)(?:" + "|".join(f"({pat})" for _, pat in _SPEC) + ")")
+_KINDS = [None, None] + [name for name, _ in _SPEC]
 
 
 class Token(tuple):
@@ -78,31 +78,27 @@ def tokenize(src: SourceText) -> tuple[list[tuple[str, str, int]], list[tuple[st
     """Split the text into tokens and comments.
 
     Returns ``(tokens, comments)``; each comment is ``(text, offset, own_line)``
-    where ``own_line`` says whether it stood alone on its line.  Newlines are
-    kept as tokens only where they end a line that had a token (the parser
-    uses them to attach trailing comments).
+    where ``own_line`` says whether it stood alone on its line.  The token
+    list ends with an ``EOF`` token.
     """
     tokens: list[tuple[str, str, int]] = []
     comments: list[tuple[str, int, bool]] = []
     text = src.text
-    line_has_token = False
     append = tokens.append
+    kinds = _KINDS
     for m in _MASTER.finditer(text):
-        kind = m.lastgroup
-        if kind == "WS":
-            continue
-        if kind == "NEWLINE":
-            line_has_token = False
-            continue
+        k = m.lastindex
+        kind = kinds[k]
+        value = m.group(k)
+        start = m.start(k)
         if kind == "COMMENT":
-            comments.append((m.group(), m.start(), not line_has_token))
+            own_line = not tokens or "\n" in m.group(1) or "\n" in text[tokens[-1][2]:start]
+            comments.append((value, start, own_line))
             continue
         if kind == "BAD":
-            ch = m.group()
-            if ch == '"':
-                raise src.error(m.start(), "unterminated string constant")
-            raise src.error(m.start(), f"unexpected character {ch!r}")
-        line_has_token = True
-        append((kind, m.group(), m.start()))
+            if value == '"':
+                raise src.error(start, "unterminated string constant")
+            raise src.error(start, f"unexpected character {value!r}")
+        append((kind, value, start))
     append(("EOF", "", len(text)))
     return tokens, comments

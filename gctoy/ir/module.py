@@ -31,24 +31,26 @@ class Module:
         self.notes: list[str] = []
 
     # -- lookup -----------------------------------------------------------
-    def _lookup(self, name: str, kind: type, items: list):
+    def _lookup(self, name: str, kind: type):
         g = self._by_name.get(name)
         if g is not None and isinstance(g, kind) and g.name == name and getattr(g, "_in_module", None) is self:
             return g
-        for x in items:
-            if x.name == name:
-                self._by_name[name] = x
-                x._in_module = self
-                return x
         return None
 
     def get_function(self, name: str) -> Function | None:
         """The function called ``name`` (without ``@``), or None."""
-        return self._lookup(name, Function, self.functions)
+        return self._lookup(name, Function)
 
     def get_global(self, name: str) -> GlobalVariable | None:
         """The global variable called ``name``, or None."""
-        return self._lookup(name, GlobalVariable, self.globals)
+        return self._lookup(name, GlobalVariable)
+
+    def rename(self, g, name: str) -> None:
+        """Give a global or function a new name (keeps the name index right)."""
+        if self._by_name.get(g.name) is g:
+            del self._by_name[g.name]
+        g.name = name
+        self._by_name[name] = g
 
     def remove_function(self, fn: Function) -> None:
         """Take a function out of the module."""

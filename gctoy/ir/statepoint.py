@@ -390,7 +390,7 @@ def _retype_token_user(module, call: I.Call, token_ty: Type, form: StatepointFor
     if fn is None:
         # rename the old declaration when nothing else calls it, else declare anew
         fn = old_fn if not _has_other_users(module, old_fn, call) else module.add_function(Function(name, new))
-        fn.name = name
+        module.rename(fn, name)
     if fn.ftype != new or fn.fn_attrs != _READNONE:
         fn.ftype = new
         if not fn.type.is_opaque:
