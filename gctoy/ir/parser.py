@@ -62,6 +62,9 @@ from .values import (
 )
 
 _FLOAT_KINDS = {"half", "float", "double"}
+_INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
+#: tokens that can continue a type (pointer stars, address spaces, parameter lists)
+_TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
 
 
 class _ForwardLocal(Value):
@@ -106,6 +109,7 @@ class _Parser(InstructionParser):
     def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool):
         self.src = SourceText(text, filename)
         self.toks, self.comments = tokenize(self.src)
+        self.toks += [self.toks[-1]] * 8
         self.i = 0
         self.ci = 0
         self.module = Module()
@@ -140,8 +144,7 @@ class _Parser(InstructionParser):
 
     # -- token helpers ------------------------------------------------------
     def peek(self, k: int = 0):
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else self.toks[-1]
+        return self.toks[self.i + k]  # the token list ends with several EOFs
 
     def next(self):
         tok = self.toks[self.i]
@@ -150,8 +153,9 @@ class _Parser(InstructionParser):
         return tok
 
     def at(self, text: str) -> bool:
-        tok = self.toks[self.i]
-        return tok[1] == text and tok[0] in ("WORD", "PUNCT", "INTTYPE", "ELLIPSIS")
+        # keywords and punctuation only: no other token's text can equal them (strings keep
+        # their quotes, names their sigils, labels their colon)
+        return self.toks[self.i][1] == text
 
     def accept(self, text: str) -> bool:
         if self.at(text):
@@ -334,10 +338,14 @@ class _Parser(InstructionParser):
         kind, text = tok[0], tok[1]
         ty: Type
         if kind == "INTTYPE":
-            bits = int(text[1:])
-            if not 1 <= bits <= (1 << 23):
-                raise self.err("bitwidth for integer type out of range", tok[2])
-            ty = IntType(bits)
+            ty = _INT_TYPES.get(text)
+            if ty is None:
+                bits = int(text[1:])
+                if not 1 <= bits <= (1 << 23):
+                    raise self.err("bitwidth for integer type out of range", tok[2])
+                ty = IntType(bits)
+            if self.toks[self.i][1] not in _TYPE_SUFFIXES:
+                return ty
         elif kind == "WORD" and text == "void":
             ty = VOID
         elif kind == "WORD" and text in _FLOAT_KINDS:

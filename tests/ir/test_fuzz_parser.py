@@ -15,7 +15,7 @@ For every input the contract is:
   module still verifies and round-trips;
 * nothing takes longer than ``HANG_SECONDS``.
 
-``GCTOY_FUZZ_COUNT`` sets the number of inputs (default 10,000, about 15 s on one core);
+``GCTOY_FUZZ_COUNT`` sets the number of inputs (default 10,000, about 10 s on one core);
 ``GCTOY_FUZZ_SEED`` changes the seed. A failure prints each distinct problem once, with a
 shrunken input that still shows it. Small inputs that once broke the contract are kept in
 ``FOUND_BY_FUZZING`` and checked on every run, whatever the seed.
