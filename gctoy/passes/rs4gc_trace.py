@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from ..ir.analysis.numbering import LocalNames
 from ..ir.parser import parse_module
 from ..ir.printer import print_function
-from ..ir.values import Constant, Function
+from ..ir.values import Constant, Function, GlobalValue
 from .rewrite_statepoints import RS4GCOptions, SafepointRecord, rewrite_module
 
 #: what each phase does, in the book's words
@@ -88,7 +88,7 @@ def trace_rs4gc(text: str, function: str, options: RS4GCOptions | None = None) -
         for r in records:
             call = r.statepoint if r.statepoint is not None and r.statepoint.parent is not None else r.call
             bases = tuple((ref(v), ref(r.bases.get(id(v), v))) for v in r.live)
-            relocs = tuple((ref(x.args[1]), ref(x.args[2])) for x in ()) if False else _pairs(r, ref)
+            relocs = _pairs(r, ref)
             calls.append(CallSnapshot(_call_text(call, ref), tuple(ref(v) for v in r.live), bases,
                                       tuple(ref(v) for v, _ in r.remat.values()), relocs))
         snaps.append(PhaseSnapshot(phase, PHASE_NOTES[phase], print_function(fn), tuple(calls)))
@@ -101,18 +101,21 @@ def trace_rs4gc(text: str, function: str, options: RS4GCOptions | None = None) -
 
 def _namer(names: LocalNames):
     def ref(v) -> str:
-        if isinstance(v, Constant):
-            return "null" if getattr(v, "type", None) is not None else str(v)
-        try:
-            return names.name(v)
-        except (KeyError, AttributeError):
-            return f"%{v.name}" if getattr(v, "name", None) else "%?"
+        if isinstance(v, Constant) and not isinstance(v, GlobalValue):
+            return "null"
+        return names(v)
     return ref
 
 
 def _call_text(call, ref) -> str:
-    callee = call.callee_name or "?"
-    return f"{ref(call) if call.type.render() != 'void' else ''} call @{callee}".strip()
+    from ..ir.statepoint import Statepoint
+
+    if Statepoint.is_statepoint(call):
+        target = Statepoint.of(call).target
+        return f"{ref(call)} = statepoint of {ref(target)}"
+    callee = f"@{call.callee_name}" if call.callee_name else ref(call.callee)
+    head = f"{ref(call)} = " if call.type.render() != "void" else ""
+    return f"{head}call {callee}"
 
 
 def _pairs(r: SafepointRecord, ref) -> tuple[tuple[str, str], ...]:
