@@ -195,11 +195,13 @@ class _FunctionRewriter:
                     phi.incoming = [(v, p) for v, p in phi.incoming if id(p) not in gone]
             fn.blocks = [b for b in fn.blocks if id(b) not in gone]
         preds = predecessors(fn)
+        uses = None
         for b in fn.blocks:
             if len(preds.get(b, [])) == 1:
                 for phi in b.phis():
                     if len(phi.incoming) == 1:
-                        fn.replace_all_uses(phi, phi.incoming[0][0])
+                        uses = uses or _UseIndex(fn)
+                        uses.replace(phi, phi.incoming[0][0])
                         phi.erase()
         # move a single-use icmp next to its conditional branch, so it sees relocated values
         uses: dict[int, int] = {}
@@ -220,6 +222,7 @@ class _FunctionRewriter:
         """Give each invoke's normal and unwind destination the invoke as its only predecessor
         (LLVM's SplitBlockPredecessors; a shared landing pad is split in two)."""
         preds = predecessors(self.fn)
+        self._lp_used: set[int] | None = None
         for call in calls:
             if not isinstance(call, I.Invoke):
                 continue
@@ -228,10 +231,11 @@ class _FunctionRewriter:
                 dest = getattr(call, attr)
                 if len(preds.get(dest, [])) > 1:
                     if attr == "unwind":
-                        self._split_landing_pad(dest, here)
+                        self._split_landing_pad(dest, here, preds)
                     else:
-                        self._split_predecessors(dest, [here], "")
-                    preds = predecessors(self.fn)
+                        new = self._split_predecessors(dest, [here], "")
+                        preds[new] = [here]
+                        preds[dest] = [new if p is here else p for p in preds[dest]]
 
     def _new_block_before(self, name: str, before: BasicBlock) -> BasicBlock:
         new = BasicBlock(self.names.unique(name))
@@ -254,14 +258,18 @@ class _FunctionRewriter:
         self._redirect(preds, dest, new)
         return new
 
-    def _split_landing_pad(self, dest: BasicBlock, pred: BasicBlock) -> None:
+    def _split_landing_pad(self, dest: BasicBlock, pred: BasicBlock, preds) -> None:
         from ..errors import GCToyError
 
         lp = dest.instructions[len(dest.phis())]
-        if dest.phis() or self._use_count(lp):
+        if self._lp_used is None:
+            self._lp_used = {id(op) for inst in self.fn.instructions() for op in inst.operands
+                             if isinstance(op, I.LandingPad)}
+        if dest.phis() or id(lp) in self._lp_used:
             raise GCToyError(f"@{self.fn.name}: gctoy's rewrite-statepoints-for-gc cannot split the landing pad "
                              f"'%{dest.name}' (it has phis or its token is used)")
-        others = [p for p in predecessors(self.fn)[dest] if p is not pred]
+        others = [p for p in preds[dest] if p is not pred]
+        made = []
         for suffix, group in (("", [pred]), (".split-lp", others)):
             new = self._new_block_before(f"{dest.name or ''}{suffix}", dest)
             clone = I.LandingPad(lp.type, lp.cleanup, lp.clauses, name=self.names.unique(f"lpad{suffix}"))
@@ -269,10 +277,10 @@ class _FunctionRewriter:
             new.append(I.Br(dest))
             for p in group:
                 p.terminator.replace_uses_of(dest, new)
+            preds[new] = list(group)
+            made.append(new)
+        preds[dest] = made
         lp.erase()
-
-    def _use_count(self, v: Value) -> int:
-        return sum(1 for i in self.fn.instructions() for o in i.operands if o is v)
 
 
     # -- 2. calls ---------------------------------------------------------------------
@@ -339,8 +347,11 @@ class _FunctionRewriter:
             r.live = [v for v in r.live if not isinstance(r.bases[id(v)], Constant)]
             self._choose_remat(r)
         self.observe("rematerialization", self.fn, records)
+        self.records_with: dict[int, list[SafepointRecord]] = {}
         for r in records:
             r.live_ids = {id(v) for v in r.live}
+            for key in r.live_ids | set(r.remat):
+                self.records_with.setdefault(key, []).append(r)
         self.base_users: dict[int, list[int]] = {}
         for k, b in records[0].bases.items():
             self.base_users.setdefault(id(b), []).append(k)
@@ -530,13 +541,14 @@ class _FunctionRewriter:
         for k in self.base_users.pop(id(old), []):
             if bases.get(k) is old:
                 bases[k] = new
-        for r in self.records:
+        for r in self.records_with.pop(id(old), []):
             if id(old) in r.live_ids:
                 r.live = [new if v is old else v for v in r.live]
                 r.live_ids.add(id(new))
             if id(old) in r.remat:
                 v, chain = r.remat.pop(id(old))
                 r.remat[id(new)] = (new, chain)
+            self.records_with.setdefault(id(new), []).append(r)
         for made, k in self.copies_of.pop(id(old), []):
             made[k] = (new, made[k][1])
             self.copies_of.setdefault(id(new), []).append((made, k))
@@ -552,6 +564,9 @@ class _FunctionRewriter:
                    gc_live: list[Value], edge: str) -> None:
         opaque = any(isinstance(v.type, PointerType) and v.type.is_opaque for v in gc_live)
         made: list[tuple[Value, Value]] = []
+        position: dict[int, int] = {}
+        for i, v in enumerate(gc_live):
+            position.setdefault(id(v), i)
         for i, v in enumerate(gc_live):
             space = v.type.addrspace
             rty = PointerType(None if opaque else I8, space)
@@ -560,7 +575,7 @@ class _FunctionRewriter:
                 fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
             if rdecl.args and not rdecl.args[1].attrs:
                 rdecl.args[1].attrs = rdecl.args[2].attrs = (Attribute("immarg"),)
-            base_idx = next(k for k, x in enumerate(gc_live) if x is self._base_in_record(r, v))
+            base_idx = position[id(self._base_in_record(r, v))]
             vname = self.original_name.get(id(v), v.name)
             rel = I.Call(rdecl.ftype, rdecl, [token, ConstantInt(I32, base_idx), ConstantInt(I32, i)],
                          cc="coldcc", name=self.names.unique(f"{vname}.relocated") if vname else None)

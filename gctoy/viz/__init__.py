@@ -15,22 +15,33 @@ from .cfg import (
     instruction_kind,
     may_be_safepoint,
 )
+from .rs4gc import PhaseLiveness, PhasePage, phase_pages, snapshot_module
+from .eras import OPERAND_KINDS, EraColumn, EraTable, era_table, operand_cells
 from .statepoint import OperandSlot, layout_text, statepoint_layout
 
 __all__ = [
+    "OPERAND_KINDS",
     "CFGPalette",
+    "EraColumn",
+    "EraTable",
     "GraphvizMissing",
     "InstructionKind",
     "OperandSlot",
+    "PhaseLiveness",
+    "PhasePage",
     "cfg_dot_source",
     "cfg_graph",
     "edge_labels",
+    "era_table",
     "graphviz_module",
     "has_dot",
     "instruction_kind",
     "layout_text",
     "may_be_safepoint",
+    "operand_cells",
+    "phase_pages",
     "render_svg",
     "require_dot",
+    "snapshot_module",
     "statepoint_layout",
 ]
