@@ -1,0 +1,61 @@
+"""gctoy's RewriteStatepointsForGC against LLVM 14's, on generated GC programs.
+
+Each generated function (tests/gcprog_gen.py) goes through both passes. gctoy's output,
+printed with typed pointers, must pass ``opt -passes=verify`` and
+``opt -passes='verify<safepoint-ir>'``, and at every call that became a statepoint the
+relocated ``(base, derived)`` pairs and the rematerialized values must be those of LLVM,
+as tests/rs4gc_oracle.py reads them back in terms of the input's values (so names and
+instruction order may differ; what is relocated where may not).
+
+Functions are checked 50 to a module (one ``opt`` process each) and only looked at one by
+one when a module shows a problem. A failure prints the function reduced by
+tests/rs4gc_diff.py's shrinker, what differs, and both outputs.
+
+``GCTOY_DIFF_COUNT`` (default 500) sets how many functions, ``GCTOY_DIFF_SEED`` (default 1)
+the first seed; ``GCTOY_DIFF_SIZES`` (comma-separated) the sizes drawn from.
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from gcprog_gen import generate_function, module_of
+from rs4gc_diff import MODULE, check_batch, gctoy_pass_missing, report
+
+COUNT = int(os.environ.get("GCTOY_DIFF_COUNT", "500"))
+FIRST_SEED = int(os.environ.get("GCTOY_DIFF_SEED", "1"))
+SIZES = tuple(int(s) for s in os.environ.get("GCTOY_DIFF_SIZES", "6,10,16,24,32,48,64,96").split(","))
+BATCH = 50
+SHRINK_SECONDS = 90.0
+
+
+def size_of(seed: int) -> int:
+    """The size of the function of ``seed`` (a fixed draw from SIZES)."""
+    return random.Random(seed).choice(SIZES)
+
+
+CASES = [(s, size_of(s)) for s in range(FIRST_SEED, FIRST_SEED + COUNT)]
+BATCHES = [CASES[i:i + BATCH] for i in range(0, len(CASES), BATCH)]
+
+
+@pytest.fixture(scope="module")
+def gctoy_rs4gc():
+    """Skips (with the reason) until gctoy has the pass."""
+    pytest.importorskip(MODULE, reason="gctoy's RewriteStatepointsForGC is not there yet")
+    reason = gctoy_pass_missing()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("batch", BATCHES, ids=[f"seeds{b[0][0]}-{b[-1][0]}" for b in BATCHES])
+def test_gctoy_rs4gc_relocates_what_llvm14_relocates(llvm14, gctoy_rs4gc, batch):
+    failures = check_batch(llvm14.opt, batch, generate_function, module_of)
+    if not failures:
+        return
+    lines = [f"{len(failures)} of {len(batch)} generated functions disagree with LLVM 14:"]
+    lines += [f"  seed={f.seed} size={f.size}: {f.outcome.kind}" for f in failures]
+    lines += ["", "The first one, reduced:", "", report(llvm14.opt, failures[0], SHRINK_SECONDS)]
+    pytest.fail("\n".join(lines), pytrace=False)
