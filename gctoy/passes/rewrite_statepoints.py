@@ -634,48 +634,61 @@ class _FunctionRewriter:
         fn = self.fn
         entry = fn.entry
         slot: dict[int, I.Alloca] = {}
-        copies = {id(x) for _, made in self.copies for _, x in made}
         for v in tracked:
-            a = I.Alloca(v.type)
-            entry.insert(0, a)
-            slot[id(v)] = a
-        slot_ids = {id(a) for a in slot.values()}
-        # loads before uses (a phi's use is at the end of the incoming block)
-        for b in list(fn.blocks):
-            for inst in list(b.instructions):
-                if isinstance(inst, I.Alloca) and id(inst) in slot_ids:
-                    continue
-                if isinstance(inst, I.Phi):
-                    for k, (val, pred) in enumerate(inst.incoming):
-                        if id(val) in slot:
-                            ld = I.Load(val.type, slot[id(val)])
-                            pred.insert_before(pred.terminator, ld)
-                            inst.incoming[k] = (ld, pred)
-                    continue
-                for op in list(inst.operands):
-                    if id(op) in slot and id(inst) not in copies:
-                        ld = I.Load(op.type, slot[id(op)])
-                        b.insert_before(inst, ld)
-                        inst.replace_uses_of(op, ld)
-        # stores of each original right after its definition
+            slot[id(v)] = I.Alloca(v.type)
+        copies = {id(x) for _, made in self.copies for _, x in made}
+        # Everything is placed in one pass per block (no list searches):
+        #   a phi's use loads at the end of the incoming block; any other use loads just before;
+        #   an original is stored after its definition (after the phis and landing pad for a phi,
+        #   at the top of the normal destination for an invoke, after the allocas for an argument);
+        #   each relocated or rematerialised copy is stored right after it.
+        end_loads: dict[int, list[I.Instruction]] = {}
+        for blk in fn.blocks:
+            for phi in blk.phis():
+                for k, (val, pred) in enumerate(phi.incoming):
+                    if id(val) in slot:
+                        ld = I.Load(val.type, slot[id(val)])
+                        end_loads.setdefault(id(pred), []).append(ld)
+                        phi.incoming[k] = (ld, pred)
+        after: dict[int, list[I.Instruction]] = {}
+        at_start: dict[int, list[I.Instruction]] = {}
+        arg_stores: list[I.Instruction] = []
         for v in tracked:
             store = I.Store(v, slot[id(v)])
-            if isinstance(v, I.Instruction):
-                if isinstance(v, I.Invoke):
-                    dest = v.normal
-                    dest.insert(self._first_insertion_index(dest), store)
-                else:
-                    blk = v.parent
-                    idx = blk.instructions.index(v) + 1
-                    idx = max(idx, len(blk.phis()))
-                    blk.insert(idx, store)
+            if isinstance(v, I.Invoke):
+                at_start.setdefault(id(v.normal), []).append(store)
+            elif isinstance(v, I.Phi):
+                at_start.setdefault(id(v.parent), []).append(store)
+            elif isinstance(v, I.Instruction):
+                after.setdefault(id(v), []).append(store)
             else:
-                entry.insert(len(slot), store)
-        # stores of each relocated copy right after it
+                arg_stores.append(store)
         for blk, made in self.copies:
             for v, x in made:
                 if id(v) in slot:
-                    blk.insert_after(x, I.Store(x, slot[id(v)]))
+                    after.setdefault(id(x), []).append(I.Store(x, slot[id(v)]))
+        for blk in fn.blocks:
+            insts = blk.instructions
+            lead = self._first_insertion_index(blk)
+            new: list[I.Instruction] = list(slot.values()) + arg_stores if blk is entry else []
+            for idx, inst in enumerate(insts):
+                if idx == lead:
+                    new += at_start.get(id(blk), [])
+                if inst.is_terminator:
+                    new += end_loads.get(id(blk), [])
+                if not isinstance(inst, I.Phi) and id(inst) not in copies:
+                    done: set[int] = set()
+                    for op in inst.operands:
+                        if id(op) in slot and id(op) not in done:
+                            done.add(id(op))
+                            ld = I.Load(op.type, slot[id(op)])
+                            new.append(ld)
+                            inst.replace_uses_of(op, ld)
+                new.append(inst)
+                new += after.get(id(inst), [])
+            for inst in new:
+                inst.parent = blk
+            blk.instructions = new
         promote(fn, list(slot.values()), self.names)
 
 
