@@ -417,7 +417,8 @@ class InstructionParser:
             g = self.pending.get(self.global_name(tok))
             if g is not None and isinstance(g.type, PointerType):
                 return g.type == ty
-            return self.implicit
+            # not declared yet: an intrinsic never returns a function pointer, so this is the old syntax
+            return self.implicit or self.global_name(tok).startswith("llvm.")
         v = self.locals.get(self.local_name(tok))
         return v is not None and v.type == ty
 

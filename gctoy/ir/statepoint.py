@@ -70,10 +70,12 @@ class Statepoint:
             if k >= len(args):
                 raise VerifyError(f"gc.statepoint has too few arguments: missing {what} at index {k}", loc)
             v = args[k]
-            if not isinstance(v, ConstantInt) or v.type != (I64 if k == 0 else I32):
+            # ID and patch bytes have fixed types; the counts in the variadic part may be any integer
+            fixed = {0: I64, 1: I32}.get(k) if args and not isinstance(args[0].type, PointerType) else None
+            if not isinstance(v, ConstantInt) or (fixed is not None and v.type != fixed):
                 from .printer import print_operand
 
-                want = "i64" if k == 0 else "i32"
+                want = str(fixed) if fixed is not None else "integer"
                 raise VerifyError(f"gc.statepoint {what} (argument {k}) must be a constant {want}, "
                                   f"found '{print_operand(v)}'", loc)
             if v.value < 0:
@@ -294,6 +296,8 @@ def _check_expressible(sp: Statepoint, form: StatepointForm) -> None:
         raise VerifyError("the oldest statepoint form has no GC transition arguments", loc)
     if sp.num_patch_bytes:
         raise VerifyError("the oldest statepoint form has no patch bytes", loc)
+    if sp.flags & 2:
+        raise VerifyError("the oldest statepoint form has no deopt-lowering flag (flags bit 1)", loc)
     if isinstance(sp.call, I.Invoke):
         raise VerifyError("the oldest statepoint form (LLVM 3.6) has no invoke statepoints", loc)
 

@@ -25,6 +25,8 @@ a new *base phi* (or select) beside it that merges the bases of its inputs::
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ..ir import instructions as I
 from ..ir.types import PointerType
 from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Value
@@ -81,7 +83,7 @@ class BaseFinder:
 
     _UNKNOWN, _BASE, _CONFLICT = 0, 1, 2
 
-    def __init__(self, names: NameUniquer, metadata_ref: str):
+    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]"):
         self.names = names
         self.metadata_ref = metadata_ref
         #: id(value) -> its base (for BDVs resolved by the lattice, and everything asked)
@@ -186,7 +188,7 @@ class BaseFinder:
         else:
             base = I.Select(node.condition, node.true_value, node.false_value)
         base.name = self.names.unique(name)
-        base.metadata.append((IS_BASE_VALUE, self.metadata_ref))
+        base.metadata.append((IS_BASE_VALUE, self.metadata_ref()))
         node.parent.insert_before(node, base)
         self.inserted.append(base)
         return base

@@ -303,21 +303,20 @@ class _FunctionRewriter:
         self.observe("tidy", self.fn, records)
         self.records = records
         self.original_name: dict[int, str | None] = {}
-        tmp = self.m.get_or_declare("__tmp_use", FunctionType(VOID, (), True))
         # deopt operands must survive the call: hold them just after it
         holders = []
         for r in records:
             deopt = r.call.bundle("deopt")
             gc_deopt = [v for v in (deopt.inputs if deopt else []) if isinstance(v.type, PointerType)
                         and v.type.addrspace == 1 and not isinstance(v, Constant)]
-            holders += self._hold(r.call, tmp, gc_deopt)
+            holders += self._hold(r.call, gc_deopt)
         # 3. liveness at each call: live before the call, minus its own result
         live = OrderedLiveness(self.fn)
         for r in records:
             r.live = live.live_at(r.call)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
-        finder = BaseFinder(self.names, self._empty_metadata_ref())
+        finder = BaseFinder(self.names, self._empty_metadata_ref)
         # One map for the whole function, filled call by call: the last call to see a value decides
         # its base (a value in one call's deopt bundle is its own base only until a later call
         # finds its base the ordinary way) — LLVM 14 works like this.
@@ -332,7 +331,7 @@ class _FunctionRewriter:
         self.observe("bases", self.fn, records)
         # 5. liveness again with the bases held just after each call; newly live values are their own base
         for r in records:
-            holders += self._hold(r.call, tmp, [r.bases[id(v)] for v in r.live
+            holders += self._hold(r.call, [r.bases[id(v)] for v in r.live
                                                 if not isinstance(r.bases[id(v)], Constant)])
         live = OrderedLiveness(self.fn)
         for r in records:
@@ -388,11 +387,13 @@ class _FunctionRewriter:
         self.m.metadata.append(MetadataDef(str(n), "!{}"))
         return f"!{n}"
 
-    def _hold(self, call: I.CallBase, tmp: Function, values: list[Value]) -> list[I.Call]:
+    def _hold(self, call: I.CallBase, values: list[Value]) -> list[I.Call]:
         """``call void (...) @__tmp_use(values...)`` just after ``call`` (both edges of an invoke),
         so that liveness sees the values used after the call."""
         if not values:
             return []
+        # LLVM 14 leaves this declaration in the module once it has used it
+        tmp = self.m.get_or_declare("__tmp_use", FunctionType(VOID, (), True))
         points = [call.normal, call.unwind] if isinstance(call, I.Invoke) else [_AfterCall(call)]
         out = []
         for block in points:

@@ -115,7 +115,7 @@ def _call_text(call, ref) -> str:
         return f"{ref(call)} = statepoint of {ref(target)}"
     callee = f"@{call.callee_name}" if call.callee_name else ref(call.callee)
     head = f"{ref(call)} = " if call.type.render() != "void" else ""
-    return f"{head}call {callee}"
+    return f"{head}{call.opcode} {callee}"
 
 
 def _pairs(r: SafepointRecord, ref) -> tuple[tuple[str, str], ...]:

@@ -53,7 +53,7 @@ from ..ir import instructions as I
 from ..ir.analysis import DominatorTree, LocalNames, reverse_post_order
 from ..ir.module import Module
 from ..ir.statepoint import Statepoint, source_location
-from ..ir.types import VOID, ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
+from ..ir.types import GC_ADDRSPACE, VOID, ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
 from ..ir.values import (
     BasicBlock,
     Constant,
@@ -66,8 +66,6 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from . import register
-
-GC_ADDRSPACE = 1
 
 
 # ---------------------------------------------------------------------------
@@ -385,7 +383,7 @@ class Availability:
             self._transfer_block(st, contribution_changed)
             if len(st.available_out) != out_before:
                 for s in b.successors:
-                    if s not in queued:
+                    if s in self.states and s not in queued:  # dead successors have no state
                         queued.add(s)
                         work.append(s)
 
@@ -597,6 +595,7 @@ def _collapse(blocks: list[BasicBlock]) -> list[BasicBlock]:
 
 
 def _describe(names: LocalNames, inst: I.Instruction) -> str:
+    """``'%v = load'`` for an instruction with a result, ``'store'`` otherwise."""
     if inst.type != VOID:
         return f"'{names(inst)} = {inst.opcode}'"
     return f"'{inst.opcode}'"

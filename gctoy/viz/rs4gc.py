@@ -63,7 +63,7 @@ class PhasePage:
     ir: str
     dot: str
     svg: str | None
-    #: printed instructions that this phase added or changed (red in the drawing)
+    #: printed instructions (without relocate comments) that this phase added or changed (red in the drawing)
     changed: tuple[str, ...]
 
     def title(self) -> str:
@@ -133,8 +133,13 @@ def _pass_live_sets(fn: Function, module: Module, snapshot: PhaseSnapshot) -> di
     return out
 
 
+#: the printer's ``; (%base, %derived)`` comment after a relocate (it names values, which a phase may rename)
+_RELOCATE_COMMENT = re.compile(r"\s*; \(.*\)$")
+
+
 def _instruction_texts(fn: Function) -> dict[int, str]:
-    return {id(inst): " ".join(print_instruction(inst).split()) for inst in fn.instructions()}
+    return {id(inst): _RELOCATE_COMMENT.sub("", " ".join(print_instruction(inst).split()))
+            for inst in fn.instructions()}
 
 
 def _svg_body(svg: str) -> str:

@@ -48,8 +48,8 @@ def blocks(seeds_dir: Path) -> dict[tuple[str, int], SeedBlock]:
 #: (seed, directive line) -> fragment of the error gctoy must raise for the seed's mistake
 SEED_MISTAKES = {
     # the GC-transition example: flags 1 but no "#transition" count, so @Flag sits where a count must be
-    ("000", 384): "number of transition arguments (argument 5) must be a constant i32, found 'i32* @Flag'",
-    ("004", 238): "number of transition arguments (argument 5) must be a constant i32, found 'i32* @Flag'",
+    ("000", 384): "number of transition arguments (argument 5) must be a constant integer, found 'i32* @Flag'",
+    ("004", 238): "number of transition arguments (argument 5) must be a constant integer, found 'i32* @Flag'",
 }
 
 #: (seed, directive line) -> why gctoy does not report the mistake yet

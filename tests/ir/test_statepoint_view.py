@@ -91,6 +91,6 @@ def test_missing_count_is_named():
                           "@foo, i32 0, i32 1, i32* @flag, i32 0,")
     text = "@flag = global i32 0\n" + text
     m = parse_module(text)
-    with pytest.raises(VerifyError, match=r"number of transition arguments \(argument 5\) must be a constant i32, "
+    with pytest.raises(VerifyError, match=r"number of transition arguments \(argument 5\) must be a constant integer, "
                                           r"found 'i32\* @flag'"):
         statepoints(m.get_function("t"))
