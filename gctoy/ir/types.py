@@ -213,7 +213,7 @@ def contains_gc_pointer(ty: Type) -> bool:
         return True
     if isinstance(ty, (ArrayType, VectorType)):
         return contains_gc_pointer(ty.element)
-    if isinstance(ty, StructType):
+    if isinstance(ty, (StructType, NamedStructType)):
         return any(contains_gc_pointer(e) for e in ty.elements)
     return False
 
