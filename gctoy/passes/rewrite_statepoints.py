@@ -33,7 +33,7 @@ from ..ir import instructions as I
 from ..ir.analysis import predecessors, unreachable_blocks
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
 from ..ir.module import Module, resolve_attrs
-from ..ir.statepoint import Statepoint
+from ..ir.statepoint import Statepoint, StatepointForm
 from ..ir.types import I8, I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
 from ..ir.values import (
     Attribute,
@@ -73,6 +73,9 @@ class RS4GCOptions:
     #: gctoy's extension (LLVM 14's pass leaves allocas alone): list every alloca that holds GC
     #: pointers in each statepoint's "gc-live" bundle, so the stack map records the stack slot itself
     alloca_roots: bool = False
+    #: the pass as it was before LLVM 3.8: also rewrite statepoints that list no GC pointers yet
+    #: (made by PlaceSafepoints then), and give the results back in those statepoints' signature
+    rewrite_bare_statepoints: bool = False
 
 
 @dataclass
@@ -114,10 +117,15 @@ def rewrite_module(module: Module, options: RS4GCOptions | None = None,
 
     ``observer``, if given, sees each function after every phase (see :mod:`gctoy.passes.rs4gc_trace`)."""
     options = options or RS4GCOptions()
+    forms = unwrap_bare_statepoints(module) if options.rewrite_bare_statepoints else []
     records: list[SafepointRecord] = []
     for fn in list(module.definitions()):
         if fn.gc in STATEPOINT_STRATEGIES:
             records += _FunctionRewriter(module, fn, options, observer).run()
+    if forms:
+        from ..ir.statepoint import convert_statepoints
+
+        convert_statepoints(module, forms[0] if len(set(forms)) == 1 else "modern")
     if records:
         strip_invalid_attributes(module)
     return records
@@ -137,9 +145,11 @@ def parse_options(text: str) -> RS4GCOptions:
             opts.non_relocating = True
         elif key == "alloca-roots" and not value:
             opts.alloca_roots = True
+        elif key == "rewrite-bare-statepoints" and not value:
+            opts.rewrite_bare_statepoints = True
         else:
             raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' "
-                             "(known: remat-threshold=N, non-relocating, alloca-roots)")
+                             "(known: remat-threshold=N, non-relocating, alloca-roots, rewrite-bare-statepoints)")
     return opts
 
 
@@ -794,3 +804,52 @@ def strip_invalid_attributes(module: Module) -> None:
                 inst.arg_attrs = [_strip(at, a.type, module, False) for at, a in zip(inst.arg_attrs, inst.args)]
             if isinstance(inst, (I.Load, I.Store)):
                 inst.metadata = [(k, v) for k, v in inst.metadata if k in _KEPT_MEMORY_METADATA or k == "dbg"]
+
+
+# -- statepoints made by an earlier PlaceSafepoints (before LLVM 3.8) ----------------------------------
+
+def unwrap_bare_statepoints(module: Module) -> list[str]:
+    """Turn statepoints that list no GC pointers and have no relocates back into plain calls.
+
+    Before LLVM 3.8, PlaceSafepoints wrapped calls into statepoints and RewriteStatepointsForGC
+    then filled in their GC pointers.  Unwrapping keeps everything the statepoint said: its ID and
+    patch bytes as ``"statepoint-id"``/``"statepoint-num-patch-bytes"``, its deopt and transition
+    arguments as bundles, its ``gc.result`` as the call's value.  Returns the forms found.
+    """
+    from ..ir.statepoint import statepoints
+
+    forms: list[str] = []
+    for fn in list(module.definitions()):
+        if fn.gc not in STATEPOINT_STRATEGIES:
+            continue
+        for sp in statepoints(fn):
+            if sp.gc_args or sp.relocates() or not isinstance(sp.target_type, FunctionType):
+                continue
+            call = sp.call
+            attrs = [a for a in call.fn_attrs if not (a.is_string and a.kind in ("statepoint-id",
+                                                                                  "statepoint-num-patch-bytes"))]
+            if sp.id is not None and sp.id != DEFAULT_STATEPOINT_ID:
+                attrs.append(Attribute("statepoint-id", str(sp.id), style="string"))
+            if sp.num_patch_bytes:
+                attrs.append(Attribute("statepoint-num-patch-bytes", str(sp.num_patch_bytes), style="string"))
+            bundles = [b for b in call.bundles if b.tag not in ("deopt", "gc-transition", "gc-live")]
+            if sp.deopt_args or sp.form is not StatepointForm.MODERN:
+                bundles.append(I.OperandBundle("deopt", list(sp.deopt_args)))
+            if sp.transition_args or sp.is_gc_transition:
+                bundles.append(I.OperandBundle("gc-transition", list(sp.transition_args)))
+            kw = dict(fn_attrs=tuple(attrs), cc=call.cc, bundles=bundles, name=None)
+            if isinstance(call, I.Invoke):
+                plain: I.CallBase = I.Invoke(sp.target_type, sp.target, list(sp.call_args), call.normal,
+                                             call.unwind, **kw)
+            else:
+                plain = I.Call(sp.target_type, sp.target, list(sp.call_args), **kw)
+            result = sp.result()
+            call.parent.insert_before(call, plain)
+            if result is not None:
+                plain.name = result.name
+                result.name = None
+                fn.replace_all_uses(result, plain)
+                result.erase()
+            call.erase()
+            forms.append(sp.form.value)
+    return forms
