@@ -99,6 +99,48 @@ def _as(value: int, bits: int, signed: bool) -> int:
     return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
 
 
+def value_range(v: Value) -> tuple[int, int] | None:
+    """A (low, high) range ``v`` surely lies in, for the few shapes recognised, else None.
+
+    Constants; ``zext`` from N bits; the counter of a simple counted loop (its phi too),
+    ``%n = add %i, 1`` with ``%i = phi [S, %pre], [%n, %loop]`` and the loop left when
+    ``%n < K`` (signed or unsigned) fails: ``%n`` then stays within [S+1, max(S+1, K)], also
+    after the loop (what LLVM's scalar evolution knows of such an exit value).
+    """
+    if isinstance(v, ConstantInt):
+        return v.value, v.value
+    if isinstance(v, I.Cast) and v.opcode == "zext" and isinstance(v.value.type, IntType):
+        return 0, (1 << v.value.type.bits) - 1
+    if isinstance(v, I.Phi) and len(v.incoming) == 2:
+        # the counter itself: its start, or a value of its increment
+        consts = [x for x, _ in v.incoming if isinstance(x, ConstantInt)]
+        steps = [x for x, _ in v.incoming if isinstance(x, I.BinaryOp) and x.ops[0] is v]
+        if len(consts) == 1 and len(steps) == 1:
+            rng = value_range(steps[0])
+            if rng is not None:
+                return min(consts[0].value, rng[0]), max(consts[0].value, rng[1])
+        return None
+    if not (isinstance(v, I.BinaryOp) and v.opcode == "add" and isinstance(v.ops[1], ConstantInt)
+            and v.ops[1].value == 1 and isinstance(v.ops[0], I.Phi)):
+        return None
+    phi = v.ops[0]
+    header = phi.parent
+    starts = [x for x, b in phi.incoming if x is not v]
+    if len(starts) != 1 or not isinstance(starts[0], ConstantInt) or len(phi.incoming) != 2:
+        return None
+    fn = header.parent
+    for blk in fn.blocks:
+        t = blk.terminator
+        if not (isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp)):
+            continue
+        cmp = t.condition
+        if cmp.ops[0] is v and isinstance(cmp.ops[1], ConstantInt) and cmp.predicate in ("slt", "ult") \
+                and t.ops[1] is header and t.ops[2] is not header and blk is v.parent:
+            s0 = starts[0].value + 1
+            return s0, max(s0, cmp.ops[1].value)
+    return None
+
+
 def exit_is_counted(loop: Loop, exiting, trip_width: int) -> bool:
     """True if ``exiting``'s branch is a recognised counted exit whose count fits in ``trip_width`` bits."""
     term = exiting.terminator
@@ -141,6 +183,11 @@ def exit_is_counted(loop: Loop, exiting, trip_width: int) -> bool:
         return False
     if bits <= trip_width:
         return True
+    if isinstance(start, ConstantInt) and not isinstance(rhs, ConstantInt) and pred.endswith("lt"):
+        rng = value_range(rhs)
+        if rng is not None:
+            first = _as(start.value + (step if post else 0), bits, signed)
+            return max(0, rng[1] - first) < (1 << trip_width)
     if not isinstance(start, ConstantInt) or not isinstance(rhs, ConstantInt):
         return False
     first = start.value + (step if post else 0)
