@@ -4,6 +4,7 @@
 #   ./run.sh book [JUPYTER-LAB-ARGS...]   JupyterLab on notebooks/  (e.g. --no-browser --ip=127.0.0.1)
 #   ./run.sh test [PYTEST-ARGS...]        every test: tests/ and the notebooks under nbval
 #   ./run.sh bench [ARGS...]              bench/run_all.py
+#   ./run.sh nightly [PYTEST-ARGS...]     the long randomised tests (5000 programs vs LLVM, 200k fuzz inputs)
 #   ./run.sh setup                        only the setup
 #
 # Setup, done each time and quick when nothing changed:
@@ -23,7 +24,7 @@ say() { printf 'run.sh: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 2; }
 
 usage() {
-    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 # ---------------------------------------------------------------- system packages
@@ -220,6 +221,14 @@ cmd_book() {
     exec "$VENV/bin/jupyter" lab "${extra[@]}" "$@" "$dir"
 }
 
+cmd_nightly() {
+    # The long versions of the randomised tests: many more generated programs against LLVM 14
+    # and many more fuzzed inputs than the fixed-seed runs of `./run.sh test`.
+    GCTOY_DIFF_COUNT="${GCTOY_DIFF_COUNT:-5000}" GCTOY_FUZZ_COUNT="${GCTOY_FUZZ_COUNT:-200000}" \
+        cmd_test tests/passes/test_rs4gc_differential.py tests/ir/test_fuzz_parser.py \
+        tests/passes/test_verify_safepoints.py "$@"
+}
+
 cmd_bench() {
     if [ ! -f bench/run_all.py ]; then
         say "no benchmarks yet (bench/run_all.py does not exist)"
@@ -235,6 +244,7 @@ main() {
         test)  setup; cmd_test "$@" ;;
         book)  setup; cmd_book "$@" ;;
         bench) setup; cmd_bench "$@" ;;
+        nightly) setup; cmd_nightly "$@" ;;
         setup) setup ;;
         -h|--help|help) usage ;;
         *) usage >&2; exit 2 ;;

@@ -2,7 +2,9 @@
 import subprocess
 import sys
 
-CORE_MODULES = ["gctoy", "gctoy.ir", "gctoy.ir.statepoint", "gctoy.ir.verifier", "gctoy.passes", "gctoy.cli"]
+CORE_MODULES = ["gctoy", "gctoy.ir", "gctoy.ir.statepoint", "gctoy.ir.verifier", "gctoy.ir.analysis", "gctoy.passes",
+                "gctoy.passes.rs4gc_trace", "gctoy.passes.verify_safepoints", "gctoy.viz", "gctoy.viz.cfg",
+                "gctoy.viz.rs4gc", "gctoy.viz.eras", "gctoy.cli"]
 
 BLOCKER = """
 import sys
