@@ -57,6 +57,7 @@ class _FunctionVerifier:
     def __init__(self, fn: Function):
         self.fn = fn
         self.problems: list[Problem] = []
+        self._users: dict[int, list[I.Instruction]] | None = None
 
     def where(self, inst: I.Instruction | None = None) -> str:
         if inst is not None:
@@ -261,7 +262,15 @@ class _FunctionVerifier:
                 self.report(call, f"gc.statepoint call argument {k} has type '{a.type}', the target expects '{p}'")
 
     def token_users(self, call) -> list[I.Instruction]:
-        return [u for u in self.fn.instructions() if any(o is call for o in u.operands) and u is not call]
+        if self._users is None:
+            self._users = {}
+            for u in self.fn.instructions():
+                for o in u.operands:
+                    if isinstance(o, I.CallBase):
+                        lst = self._users.setdefault(id(o), [])
+                        if not lst or lst[-1] is not u:
+                            lst.append(u)
+        return [u for u in self._users.get(id(call), []) if u is not call]
 
     def check_relocate(self, call: I.Call) -> None:
         if len(call.args) != 3:
