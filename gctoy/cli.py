@@ -12,6 +12,7 @@ from pathlib import Path
 from .errors import GCToyError, IRParseError, VerifyError
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
+from .stackmap.command import cmd_readobj
 
 
 def _opt_parser() -> argparse.ArgumentParser:
@@ -140,7 +141,7 @@ def _format_error(e: GCToyError, filename: str) -> str:
     return f"{filename}: error: {e}"
 
 
-COMMANDS = {"opt": cmd_opt}
+COMMANDS = {"opt": cmd_opt, "readobj": cmd_readobj}
 
 
 def main(argv: list[str] | None = None) -> int:
