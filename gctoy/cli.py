@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: gctoy <command> [options]\n\ncommands:\n"
-              "  opt    parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n\n"
+              "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
+              "  readobj  print an object's stack map as llvm-readobj --stackmap does\n\n"
               "'gctoy <command> --help' describes a command.")
         return 0 if argv else 2
     if argv[0] == "--version":
