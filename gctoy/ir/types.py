@@ -7,18 +7,19 @@ spelling, see :mod:`gctoy.ir.printer`.
 """
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 
 #: The address space that ``statepoint-example`` and ``coreclr`` use for GC pointers.
 GC_ADDRSPACE = 1
 
 
-class Type:
+class Type(abc.ABC):
     """Base class of every IR type."""
 
+    @abc.abstractmethod
     def render(self, opaque: bool = False) -> str:
         """The type spelled as LLVM IR (typed pointers unless ``opaque``)."""
-        raise NotImplementedError(type(self).__name__)
 
     def __str__(self) -> str:
         return self.render()
