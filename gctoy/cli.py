@@ -141,7 +141,40 @@ def _format_error(e: GCToyError, filename: str) -> str:
     return f"{filename}: error: {e}"
 
 
-COMMANDS = {"opt": cmd_opt, "readobj": cmd_readobj}
+def cmd_run(argv: list[str]) -> int:
+    """``gctoy run``: run a program on the emulated machine under the moving collector."""
+    p = argparse.ArgumentParser(prog="gctoy run", description="Run @main of an object compiled by llc "
+                                "(-filetype=obj, from statepoint IR) on Unicorn, under gctoy's collector.")
+    p.add_argument("input", help="an ELF object file (.o) made by llc from statepoint IR")
+    p.add_argument("--entry", default="main", help="the function to run (default: main)")
+    p.add_argument("--gc", choices=["semispace", "none"], default="semispace", help="the collector")
+    p.add_argument("--stress", action="store_true", help="collect at every statepoint that reaches the runtime")
+    p.add_argument("--verify-heap", action="store_true", help="check the heap and the poisoned from-space "
+                   "after every collection")
+    args = p.parse_args(argv)
+    if args.input.endswith(".ll"):
+        print(f"{args.input}: error: gctoy run takes an object file for now: gctoy's own x86-64 lowering "
+              "of IR is not finished; compile with 'llc -filetype=obj' first", file=sys.stderr)
+        return 1
+    from .runtime.run import run_object
+
+    try:
+        result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
+                            entry=args.entry)
+    except OSError as e:
+        print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except GCToyError as e:
+        print(f"{args.input}: error: {e}", file=sys.stderr)
+        return 1
+    for value in result.printed:
+        print(value)
+    print(f"result: {result.result}")
+    print(result.stats.summary(), file=sys.stderr)
+    return 0
+
+
+COMMANDS = {"opt": cmd_opt, "run": cmd_run, "readobj": cmd_readobj}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: gctoy <command> [options]\n\ncommands:\n"
               "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
-              "  readobj  print an object's stack map as llvm-readobj --stackmap does\n\n"
+              "  readobj  print an object's stack map as llvm-readobj --stackmap does\n"
+              "  run      run an llc-compiled object on the emulated machine under the moving collector\n\n"
               "'gctoy <command> --help' describes a command.")
         return 0 if argv else 2
     if argv[0] == "--version":

@@ -1,0 +1,232 @@
+"""The stack frame of one lowered function: a slot for every SSA value, allocas, outgoing arguments.
+
+The code generator is deliberately non-optimising: no value lives in a register across
+instructions. Every argument and every instruction result has its own 8-byte slot, so at a
+``gc.statepoint`` each GC pointer that is live across the call already sits in memory and
+the stack map can name that memory directly (an Indirect location).
+
+Every slot is addressed relative to ``rsp``, which does not move between the end of the
+prologue and the epilogue (no pushes at call sites: stack arguments go to a reserved
+outgoing area at the bottom of the frame). So the ``[rsp + off]`` the code uses is also the
+``[RSP + off]`` that the stack map records at every call site. ``rbp`` is still set up as a
+frame pointer so that debuggers and stack dumps see a conventional chain::
+
+      higher addresses
+      | caller's outgoing stack arguments |  [rbp + 16], [rbp + 24], ...
+      | return address                    |  <- rsp at entry (16n + 8)
+      | saved rbp                         |  <- rbp (16-byte aligned)
+      +-----------------------------------+
+      | phi shadow slots (8 bytes each)   |
+      | value slots (8 bytes each)        |  one per argument / instruction result
+      | alloca objects (own size, align)  |
+      | outgoing stack arguments (7th...) |  [rsp + 0], [rsp + 8], ...
+      +-----------------------------------+  <- rsp = rbp - size (16-byte aligned at calls)
+      lower addresses
+
+``size`` (what the prologue subtracts) is rounded up to 16, so ``rsp`` is 16-byte aligned at
+every call as the SysV ABI requires. ``stack_size`` = ``size + 8`` (the saved rbp included)
+is what the StkSizeRecord reports: at a call site the return address into the caller sits at
+``[rsp + stack_size]`` and the caller's ``rsp`` is ``rsp + stack_size + 8``.
+
+A phi has two slots: predecessors write the incoming value to its *shadow* slot before they
+branch, and the phi's block copies shadow -> value slot on entry. Reading every shadow only
+after all of them are written makes the copies of one edge behave as a parallel copy (the
+"swap problem" of phi lowering cannot occur), and no critical edge needs splitting.
+"""
+
+from __future__ import annotations
+
+from ..errors import GCToyError
+from ..ir import instructions as I
+from ..ir.types import (
+    ArrayType,
+    IntType,
+    NamedStructType,
+    PointerType,
+    StructType,
+    TokenType,
+    Type,
+    VoidType,
+)
+from ..ir.intrinsics import is_statepoint_name
+from ..ir.statepoint import Statepoint
+from ..ir.values import Argument, ConstantInt, Function, Value
+
+SLOT_SIZE = 8
+STACK_ALIGN = 16
+#: Integer arguments of the SysV x86-64 calling convention, in order.
+ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+
+
+class CodegenError(GCToyError):
+    """IR that the x86-64 code generator cannot lower (an unsupported type or instruction)."""
+
+
+def _align_to(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+def _elements(ty: Type) -> tuple[Type, ...]:
+    if isinstance(ty, NamedStructType):
+        if ty.body is None or ty.body.elements is None:
+            raise CodegenError(f"opaque struct type {ty} has no layout")
+        return ty.elements
+    return ty.elements  # type: ignore[union-attr]
+
+
+def _is_packed(ty: Type) -> bool:
+    if isinstance(ty, NamedStructType):
+        return bool(ty.body.packed)
+    return bool(getattr(ty, "packed", False))
+
+
+def align_of(ty: Type) -> int:
+    """ABI alignment of a type on x86-64 (natural alignment; packed structs 1)."""
+    if isinstance(ty, IntType):
+        return size_of(ty)
+    if isinstance(ty, PointerType):
+        return 8
+    if isinstance(ty, ArrayType):
+        return align_of(ty.element)
+    if isinstance(ty, (StructType, NamedStructType)):
+        if _is_packed(ty):
+            return 1
+        return max((align_of(e) for e in _elements(ty)), default=1)
+    raise CodegenError(f"type {ty} has no x86-64 layout in gctoy")
+
+
+def size_of(ty: Type) -> int:
+    """Allocation size of a type in bytes (store size rounded up to its alignment)."""
+    if isinstance(ty, IntType):
+        if ty.bits > 64:
+            raise CodegenError(f"integers wider than 64 bits ({ty}) are not supported")
+        return 1 << max(0, (ty.bits - 1).bit_length() - 3) if ty.bits > 8 else 1
+    if isinstance(ty, PointerType):
+        return 8
+    if isinstance(ty, ArrayType):
+        return ty.count * size_of(ty.element)
+    if isinstance(ty, (StructType, NamedStructType)):
+        offsets, end = _struct_layout(ty)
+        return _align_to(end, align_of(ty))
+    raise CodegenError(f"type {ty} has no x86-64 layout in gctoy")
+
+
+def _struct_layout(ty: Type) -> tuple[list[int], int]:
+    offsets, cursor = [], 0
+    packed = _is_packed(ty)
+    for e in _elements(ty):
+        if not packed:
+            cursor = _align_to(cursor, align_of(e))
+        offsets.append(cursor)
+        cursor += size_of(e)
+    return offsets, cursor
+
+
+def field_offset(ty: Type, index: int) -> int:
+    """Byte offset of field ``index`` of a struct type."""
+    offsets, _ = _struct_layout(ty)
+    return offsets[index]
+
+
+def has_slot(value: Value) -> bool:
+    """Whether a value gets an 8-byte slot: arguments and instruction results that carry data."""
+    if not isinstance(value, (Argument, I.Instruction)) or isinstance(value, I.Alloca):
+        return False
+    ty = value.type
+    if isinstance(ty, (VoidType, TokenType)):
+        return False
+    if isinstance(ty, (IntType, PointerType)):
+        return True
+    raise CodegenError(f"values of type {ty} are not supported by the x86-64 code generator")
+
+
+def _outgoing_args(call: I.CallBase) -> int:
+    """How many arguments a call passes to its real target (none for gc.relocate and friends)."""
+    name = call.callee_name or ""
+    if is_statepoint_name(name):
+        return len(Statepoint.of(call).call_args)
+    if name.startswith("llvm."):
+        return 0
+    return len(call.args)
+
+
+class Frame:
+    """The fixed stack layout of one function: offsets from ``rsp`` after the prologue."""
+
+    def __init__(self, function: Function) -> None:
+        self.function = function
+        self._slots: dict[int, int] = {}
+        self._shadows: dict[int, int] = {}
+        self._allocas: dict[int, int] = {}
+        max_args = 0
+        allocas: list[I.Alloca] = []
+        values: list[Value] = [a for a in function.args if has_slot(a)]
+        phis: list[I.Phi] = []
+        for inst in function.instructions():
+            if isinstance(inst, I.CallBase):
+                max_args = max(max_args, _outgoing_args(inst))
+            if isinstance(inst, I.Alloca):
+                allocas.append(inst)
+            elif has_slot(inst):
+                values.append(inst)
+                if isinstance(inst, I.Phi):
+                    phis.append(inst)
+        #: bytes reserved at [rsp + 0] for stack arguments of calls made by this function
+        self.outgoing_size = SLOT_SIZE * max(0, max_args - len(ARG_REGISTERS))
+        cursor = self.outgoing_size
+        for a in allocas:
+            count = a.count
+            if count is not None and not isinstance(count, ConstantInt):
+                raise CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are supported")
+            n = 1 if count is None else count.value
+            align = max(align_of(a.allocated_type), a.align or 1)
+            if align > STACK_ALIGN:
+                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
+            cursor = _align_to(cursor, align)
+            self._allocas[id(a)] = cursor
+            cursor += max(1, n * size_of(a.allocated_type))
+        cursor = _align_to(cursor, SLOT_SIZE)
+        for v in values:
+            self._slots[id(v)] = cursor
+            cursor += SLOT_SIZE
+        for p in phis:
+            self._shadows[id(p)] = cursor
+            cursor += SLOT_SIZE
+        #: what the prologue subtracts from rsp (after pushing rbp)
+        self.size = _align_to(cursor, STACK_ALIGN)
+        self.values = tuple(values)
+        self.allocas = tuple(allocas)
+
+    @property
+    def stack_size(self) -> int:
+        """The StkSizeRecord stack size: locals plus the saved rbp (return address at [rsp + this])."""
+        return self.size + SLOT_SIZE
+
+    def slot(self, value: Value) -> int:
+        """The ``rsp`` offset of a value's 8-byte slot."""
+        try:
+            return self._slots[id(value)]
+        except KeyError:
+            raise CodegenError(f"{value!r} has no stack slot in @{self.function.name}") from None
+
+    def shadow(self, phi: I.Phi) -> int:
+        """The ``rsp`` offset of the slot predecessors write a phi's incoming value to."""
+        return self._shadows[id(phi)]
+
+    def alloca(self, alloca: I.Alloca) -> int:
+        """The ``rsp`` offset of an alloca's object (the alloca's value is rsp + this)."""
+        return self._allocas[id(alloca)]
+
+    def describe(self) -> str:
+        """A text table of the frame, lowest address first."""
+        lines = [f"frame of @{self.function.name}: size {self.size}, stack size {self.stack_size}"]
+        if self.outgoing_size:
+            lines.append(f"  [rsp + 0 .. {self.outgoing_size}) outgoing stack arguments")
+        for a in self.allocas:
+            lines.append(f"  [rsp + {self.alloca(a)}] alloca %{a.name}")
+        for v in self.values:
+            lines.append(f"  [rsp + {self.slot(v)}] %{v.name}")
+        for v in self.values:
+            if isinstance(v, I.Phi):
+                lines.append(f"  [rsp + {self.shadow(v)}] shadow of %{v.name}")
+        return "\n".join(lines)

@@ -1,0 +1,614 @@
+"""Lower the IR subset (after RS4GC) to x86-64 assembly (SysV), with a StackMap v3 record per statepoint.
+
+A straightforward, non-optimising code generator: each instruction loads its operands from
+their stack slots into scratch registers (rax, rcx, rdx), computes, and stores the result
+back into its own slot (see frame.py for the layout). Integers narrower than 64 bits are kept
+*zero-extended* in their slots; an operation that needs the signed reading (sdiv, ashr,
+signed compares, sext) sign-extends its operands first.
+
+Statepoints cost nothing extra: every GC pointer live across the call is already in its
+slot, so the record names those slots as Indirect ``[RSP + off]`` locations, the collector
+may rewrite them during the call, and each ``gc.relocate`` reloads its derived pointer from
+the (possibly updated) slot. The return address label after each call gives the record's
+instruction offset once the text is assembled.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..emu import Image, nops
+from ..ir import instructions as I
+from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
+from ..ir.module import Module
+from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
+from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type, is_gc_pointer
+from ..ir.values import (
+    Argument,
+    ConstantAggregate,
+    ConstantExpr,
+    ConstantInt,
+    ConstantNull,
+    ConstantString,
+    Function,
+    GlobalVariable,
+    Poison,
+    Undef,
+    Value,
+    ZeroInitializer,
+)
+from ..stackmap import Location, LocationKind, StackMap, StackMapRecord, StkSizeRecord, emit
+from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, size_of
+
+DWARF_RSP = 7
+STACKMAP_SECTION = ".llvm_stackmaps"
+_CC_NUMBERS = {None: 0, "ccc": 0, "fastcc": 8, "coldcc": 9, "webkit_jscc": 12, "anyregcc": 13,
+               "preserve_mostcc": 14, "preserve_allcc": 15, "swiftcc": 16, "tailcc": 18,
+               "x86_64_sysvcc": 78, "win64cc": 79}
+_SETCC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
+          "sgt": "g", "sge": "ge", "slt": "l", "sle": "le"}
+_SIMPLE_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "mul": "imul"}
+_SHIFTS = {"shl": "shl", "lshr": "shr", "ashr": "sar"}
+# Sub-registers of the scratch registers by width in bytes.
+_SUBREGS = {
+    "rax": {8: "rax", 4: "eax", 2: "ax", 1: "al"},
+    "rcx": {8: "rcx", 4: "ecx", 2: "cx", 1: "cl"},
+    "rdx": {8: "rdx", 4: "edx", 2: "dx", 1: "dl"},
+}
+_PTR_WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
+_SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class CompiledFunction:
+    """One lowered function: where it landed, its frame and the labels after its statepoints."""
+
+    name: str
+    address: int
+    frame: Frame
+    statepoint_labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CompiledModule:
+    """Assembly text, data text, the stack map and the assembled image (with the stack map section)."""
+
+    asm_text: str
+    data_text: str
+    stackmap: StackMap
+    functions: tuple[CompiledFunction, ...]
+    natives: tuple[str, ...]
+    image: Image
+
+
+@dataclass
+class _PendingRecord:
+    """A stack map record before assembly: the return-address label is not yet an offset."""
+
+    id: int
+    label: str
+    locations: tuple[Location, ...]
+
+
+def _width(ty: Type) -> int:
+    """Bits of an integer or pointer value."""
+    if isinstance(ty, IntType):
+        if ty.bits > 64:
+            raise CodegenError(f"integers wider than 64 bits ({ty}) are not supported")
+        return ty.bits
+    if isinstance(ty, PointerType):
+        return 64
+    raise CodegenError(f"values of type {ty} are not supported by the x86-64 code generator")
+
+
+def _unsigned(value: int, bits: int) -> int:
+    return value & ((1 << bits) - 1)
+
+
+def _signed(value: int, bits: int) -> int:
+    value = _unsigned(value, bits)
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _strip_casts(v: Value) -> Value:
+    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast") and v.operands:
+        v = v.operands[0]
+    return v
+
+
+def _check_symbol(name: str) -> str:
+    if not _SYMBOL.match(name):
+        raise CodegenError(f"@{name} cannot be an assembler symbol (letters, digits and _ only)")
+    return name
+
+
+class _FunctionLowering:
+    """Emits the assembly of one function and collects its pending stack map records."""
+
+    def __init__(self, fn: Function, constants: list[int]) -> None:
+        self.fn = fn
+        self.name = _check_symbol(fn.name)
+        self.frame = Frame(fn)
+        self.constants = constants
+        self.lines: list[str] = []
+        self.records: list[_PendingRecord] = []
+        self.callees: list[str] = []
+        self.block_labels = {id(b): f"{self.name}.bb{i}" for i, b in enumerate(fn.blocks)}
+        self._statepoint_results: dict[int, I.Call] = {}
+
+    # ----------------------------------------------------------------- helpers
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " + line)
+
+    def mem(self, offset: int) -> str:
+        return f"qword ptr [rsp + {offset}]"
+
+    def load(self, reg: str, v: Value) -> None:
+        """Put a value, zero-extended to 64 bits, into a 64-bit register."""
+        v = _strip_casts(v)
+        if isinstance(v, ConstantInt):
+            self.load_imm(reg, _unsigned(v.value, _width(v.type)))
+        elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
+            self.emit(f"mov {reg}, 0")
+        elif isinstance(v, (Function, GlobalVariable)):
+            self.emit(f"movabs {reg}, {_check_symbol(v.name)}")
+        elif isinstance(v, I.Alloca):
+            self.emit(f"lea {reg}, [rsp + {self.frame.alloca(v)}]")
+        elif isinstance(v, (Argument, I.Instruction)):
+            self.emit(f"mov {reg}, {self.mem(self.frame.slot(v))}")
+        else:
+            raise CodegenError(f"operand {v!r} is not supported by the x86-64 code generator")
+
+    def load_imm(self, reg: str, value: int) -> None:
+        s = _signed(value, 64)
+        if -(1 << 31) <= s < (1 << 31):
+            self.emit(f"mov {reg}, {s}")
+        else:
+            self.emit(f"movabs {reg}, {_unsigned(value, 64)}")
+
+    def store(self, v: Value, reg: str = "rax") -> None:
+        self.emit(f"mov {self.mem(self.frame.slot(v))}, {reg}")
+
+    def normalize(self, bits: int, reg: str = "rax") -> None:
+        """Zero-extend the low ``bits`` of a register to 64 bits (the slot invariant)."""
+        sub = _SUBREGS[reg]
+        if bits >= 64:
+            return
+        if bits == 32:
+            self.emit(f"mov {sub[4]}, {sub[4]}")
+        elif bits == 16:
+            self.emit(f"movzx {sub[4]}, {sub[2]}")
+        elif bits == 8:
+            self.emit(f"movzx {sub[4]}, {sub[1]}")
+        else:
+            self.emit(f"and {reg}, {(1 << bits) - 1}")
+
+    def sign_extend(self, bits: int, reg: str = "rax") -> None:
+        """Sign-extend the low ``bits`` of a register to 64 bits."""
+        sub = _SUBREGS[reg]
+        if bits >= 64:
+            return
+        if bits == 32:
+            self.emit(f"movsxd {reg}, {sub[4]}")
+        elif bits == 16:
+            self.emit(f"movsx {reg}, {sub[2]}")
+        elif bits == 8:
+            self.emit(f"movsx {reg}, {sub[1]}")
+        else:
+            self.emit(f"shl {reg}, {64 - bits}")
+            self.emit(f"sar {reg}, {64 - bits}")
+
+    def result(self, inst: I.Instruction, reg: str = "rax") -> None:
+        """Normalise the result register to the instruction's width and store it in its slot."""
+        self.normalize(_width(inst.type), reg)
+        self.store(inst, reg)
+
+    # ----------------------------------------------------------------- function
+
+    def lower(self) -> list[str]:
+        fn, frame = self.fn, self.frame
+        self.lines.append(f"{self.name}:")
+        self.emit("push rbp")
+        self.emit("mov rbp, rsp")
+        if frame.size:
+            self.emit(f"sub rsp, {frame.size}")
+        for i, arg in enumerate(fn.args):
+            if i < len(ARG_REGISTERS):
+                self.emit(f"mov {self.mem(frame.slot(arg))}, {ARG_REGISTERS[i]}")
+            else:
+                self.emit(f"mov rax, qword ptr [rbp + {16 + 8 * (i - len(ARG_REGISTERS))}]")
+                self.store(arg)
+        for block in fn.blocks:
+            self.lines.append(f"{self.block_labels[id(block)]}:")
+            for phi in block.phis():
+                self.emit(f"mov rax, {self.mem(frame.shadow(phi))}")
+                self.store(phi)
+            for inst in block.instructions:
+                if isinstance(inst, I.Phi):
+                    continue
+                if inst.is_terminator:
+                    self.phi_copies(block)
+                self.instruction(inst)
+        return self.lines
+
+    def phi_copies(self, block) -> None:
+        """Write the incoming values of every successor phi to the phis' shadow slots."""
+        seen: set[int] = set()
+        for succ in block.successors:
+            if id(succ) in seen:
+                continue
+            seen.add(id(succ))
+            for phi in succ.phis():
+                self.load("rax", phi.value_for(block))
+                self.emit(f"mov {self.mem(self.frame.shadow(phi))}, rax")
+
+    # ----------------------------------------------------------------- instructions
+
+    def instruction(self, inst: I.Instruction) -> None:
+        method = getattr(self, f"lower_{type(inst).__name__}", None)
+        if method is None:
+            raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
+        method(inst)
+
+    def lower_Alloca(self, inst: I.Alloca) -> None:
+        """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
+
+    def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
+        bits = _width(inst.type)
+        op = inst.opcode
+        self.load("rax", inst.ops[0])
+        self.load("rcx", inst.ops[1])
+        if op in _SIMPLE_OPS:
+            self.emit(f"{_SIMPLE_OPS[op]} rax, rcx")
+        elif op in _SHIFTS:
+            if op == "ashr":
+                self.sign_extend(bits, "rax")
+            self.emit(f"{_SHIFTS[op]} rax, cl")
+        elif op in ("sdiv", "srem"):
+            self.sign_extend(bits, "rax")
+            self.sign_extend(bits, "rcx")
+            self.emit("cqo")
+            self.emit("idiv rcx")
+        elif op in ("udiv", "urem"):
+            self.emit("xor edx, edx")
+            self.emit("div rcx")
+        else:
+            raise CodegenError(f"'{op}' is not supported by the x86-64 code generator")
+        self.result(inst, "rdx" if op in ("srem", "urem") else "rax")
+
+    def lower_ICmp(self, inst: I.ICmp) -> None:
+        bits = _width(inst.ops[0].type)
+        self.load("rax", inst.ops[0])
+        self.load("rcx", inst.ops[1])
+        if inst.predicate.startswith("s"):
+            self.sign_extend(bits, "rax")
+            self.sign_extend(bits, "rcx")
+        self.emit("cmp rax, rcx")
+        self.emit(f"set{_SETCC[inst.predicate]} al")
+        self.emit("movzx eax, al")
+        self.store(inst)
+
+    def lower_Select(self, inst: I.Select) -> None:
+        self.load("rax", inst.true_value)
+        self.load("rcx", inst.false_value)
+        self.load("rdx", inst.condition)
+        self.emit("test rdx, rdx")
+        self.emit("cmove rax, rcx")
+        self.result(inst)
+
+    def lower_Cast(self, inst: I.Cast) -> None:
+        if inst.opcode not in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"):
+            raise CodegenError(f"cast '{inst.opcode}' is not supported by the x86-64 code generator")
+        self.load("rax", inst.value)
+        if inst.opcode == "sext":
+            self.sign_extend(_width(inst.value.type), "rax")
+        self.result(inst)
+
+    def lower_Load(self, inst: I.Load) -> None:
+        size = self._access_size(inst.type)
+        self.load("rcx", inst.pointer)
+        if size == 8:
+            self.emit("mov rax, qword ptr [rcx]")
+        elif size == 4:
+            self.emit("mov eax, dword ptr [rcx]")
+        else:
+            self.emit(f"movzx eax, {_PTR_WORD[size]} ptr [rcx]")
+        self.result(inst)
+
+    def lower_Store(self, inst: I.Store) -> None:
+        size = self._access_size(inst.value.type)
+        self.load("rax", inst.value)
+        self.load("rcx", inst.pointer)
+        self.emit(f"mov {_PTR_WORD[size]} ptr [rcx], {_SUBREGS['rax'][size]}")
+
+    def _access_size(self, ty: Type) -> int:
+        _width(ty)
+        return size_of(ty)
+
+    def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
+        self.load("rax", inst.pointer)
+        constant = 0
+        ty: Type = inst.source_type
+        for n, idx in enumerate(inst.indices):
+            if n == 0:
+                scale = size_of(ty)
+            elif isinstance(ty, (StructType, NamedStructType)):
+                if not isinstance(idx, ConstantInt):
+                    raise CodegenError("a struct field index must be a constant")
+                constant += field_offset(ty, idx.value)
+                ty = ty.elements[idx.value]
+                continue
+            elif isinstance(ty, ArrayType):
+                ty = ty.element
+                scale = size_of(ty)
+            else:
+                raise CodegenError(f"getelementptr cannot index into {ty}")
+            if isinstance(idx, ConstantInt):
+                constant += _signed(idx.value, _width(idx.type)) * scale
+            else:
+                self.load("rcx", idx)
+                self.sign_extend(_width(idx.type), "rcx")
+                if scale != 1:
+                    self.emit(f"imul rcx, rcx, {scale}")
+                self.emit("add rax, rcx")
+        constant = _signed(constant, 64)
+        if constant:
+            if -(1 << 31) <= constant < (1 << 31):
+                self.emit(f"add rax, {constant}")
+            else:
+                self.load_imm("rcx", _unsigned(constant, 64))
+                self.emit("add rax, rcx")
+        self.store(inst)
+
+    def lower_Br(self, inst: I.Br) -> None:
+        if inst.is_conditional:
+            true_bb, false_bb = inst.successors
+            self.load("rax", inst.condition)
+            self.emit("test rax, rax")
+            self.emit(f"jne {self.block_labels[id(true_bb)]}")
+            self.emit(f"jmp {self.block_labels[id(false_bb)]}")
+        else:
+            self.emit(f"jmp {self.block_labels[id(inst.successors[0])]}")
+
+    def lower_Switch(self, inst: I.Switch) -> None:
+        bits = _width(inst.value.type)
+        self.load("rax", inst.value)
+        for const, target in inst.cases:
+            value = _signed(_unsigned(const.value, bits), 64)
+            if -(1 << 31) <= value < (1 << 31):
+                self.emit(f"cmp rax, {value}")
+            else:
+                self.load_imm("rcx", value)
+                self.emit("cmp rax, rcx")
+            self.emit(f"je {self.block_labels[id(target)]}")
+        self.emit(f"jmp {self.block_labels[id(inst.default)]}")
+
+    def lower_Ret(self, inst: I.Ret) -> None:
+        if inst.value is not None:
+            self.load("rax", inst.value)
+        self.emit("leave")
+        self.emit("ret")
+
+    def lower_Unreachable(self, inst: I.Unreachable) -> None:
+        self.emit("ud2")
+
+    # ----------------------------------------------------------------- calls
+
+    def lower_Call(self, inst: I.Call) -> None:
+        name = inst.callee_name
+        if is_statepoint_name(name):
+            self.lower_statepoint(Statepoint.of(inst))
+        elif is_relocate_name(name):
+            call = token_statepoint(inst.args[0])
+            if call is None:
+                raise CodegenError("gc.relocate whose token is not a statepoint call")
+            derived = GCRelocate(inst, Statepoint.of(call)).derived
+            self.load("rax", derived)
+            self.store(inst)
+        elif is_result_name(name):
+            if inst.args[0] is not token_statepoint(inst.args[0]):
+                raise CodegenError("gc.result whose token is not a statepoint call")
+            # The value was stored right after the statepoint's call, before rax could change.
+        elif name is not None and name.startswith("llvm."):
+            raise CodegenError(f"intrinsic @{name} is not supported by the x86-64 code generator")
+        else:
+            self.call_sequence(inst.callee, inst.args)
+            if _has_value(inst):
+                self.result(inst)
+
+    def call_sequence(self, callee: Value, args: list[Value]) -> None:
+        """Arguments into rdi..r9 and the outgoing area, then the call (no label)."""
+        self.prepare_args(args)
+        self.emit(self.call_instruction(callee))
+
+    def prepare_args(self, args: list[Value]) -> None:
+        for i, arg in enumerate(args[len(ARG_REGISTERS):]):
+            self.load("rax", arg)
+            self.emit(f"mov {self.mem(8 * i)}, rax")
+        for reg, arg in zip(ARG_REGISTERS, args):
+            self.load(reg, arg)
+
+    def call_instruction(self, callee: Value) -> str:
+        target = _strip_casts(callee)
+        if isinstance(target, Function):
+            self.callees.append(target.name)
+            return f"call {_check_symbol(target.name)}"
+        self.load("r11", target)
+        return "call r11"
+
+    def lower_statepoint(self, sp: Statepoint) -> None:
+        call = sp.call
+        if isinstance(call, I.Invoke):
+            raise CodegenError("statepoint invokes are not supported by the x86-64 code generator")
+        if sp.is_gc_transition:
+            raise CodegenError("GC-transition statepoints (flags bit 0) are not lowered yet")
+        label = f"{self.name}.sp{len(self.records)}"
+        if sp.num_patch_bytes:
+            self.prepare_args(sp.call_args)
+            self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(sp.num_patch_bytes)))
+        else:
+            self.call_sequence(sp.target, sp.call_args)
+        self.lines.append(f"{label}:")
+        result = sp.result()
+        if result is not None and _has_value(result):
+            self.result(result)
+        self.records.append(_PendingRecord(sp.id if sp.id is not None else 0, label, self.record_locations(sp)))
+
+    def record_locations(self, sp: Statepoint) -> tuple[Location, ...]:
+        """CC, flags, #deopt, the deopt values, (base, derived) per relocate, then gc-live allocas."""
+        cc = sp.call.cc
+        if cc is not None and cc.startswith("cc "):
+            cc_number = int(cc[3:])
+        elif cc in _CC_NUMBERS:
+            cc_number = _CC_NUMBERS[cc]
+        else:
+            raise CodegenError(f"calling convention {cc} has no number known to gctoy")
+        locs = [self.constant_location(cc_number), self.constant_location(sp.flags),
+                self.constant_location(len(sp.deopt_args))]
+        locs += [self.location(v) for v in sp.deopt_args]
+        seen: list[Value] = []
+
+        def seen_before(v: Value) -> bool:
+            v = _strip_casts(v)
+            return any(_same_value(v, s) for s in seen)
+
+        # LLVM walks the token's uses, most recently created first: reverse textual order.
+        for reloc in reversed(sp.relocates()):
+            if seen_before(reloc.derived):
+                continue
+            seen.append(_strip_casts(reloc.derived))
+            locs += [self.location(reloc.base), self.location(reloc.derived)]
+        for v in sp.deopt_args:
+            if is_gc_pointer(v.type) and not seen_before(v):
+                seen.append(_strip_casts(v))
+                locs += [self.location(v), self.location(v)]
+        for v in sp.gc_args:
+            if isinstance(_strip_casts(v), I.Alloca):
+                locs.append(self.location(v))
+        return tuple(locs)
+
+    def constant_location(self, value: int) -> Location:
+        if -(1 << 31) <= value < (1 << 31):
+            return Location(LocationKind.CONSTANT, 8, 0, value)
+        value = _unsigned(value, 64)
+        if value not in self.constants:
+            self.constants.append(value)
+        return Location(LocationKind.CONSTANT_INDEX, 8, 0, self.constants.index(value))
+
+    def location(self, v: Value) -> Location:
+        v = _strip_casts(v)
+        if isinstance(v, ConstantInt):
+            return self.constant_location(_signed(v.value, _width(v.type)))
+        if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
+            return Location(LocationKind.CONSTANT, 8, 0, 0)
+        if isinstance(v, I.Alloca):
+            return Location(LocationKind.DIRECT, 8, DWARF_RSP, self.frame.alloca(v))
+        if isinstance(v, (Argument, I.Instruction)):
+            return Location(LocationKind.INDIRECT, size_of(v.type), DWARF_RSP, self.frame.slot(v))
+        raise CodegenError(f"cannot record {v!r} in a stack map")
+
+
+def _same_value(a: Value, b: Value) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, ConstantInt) and isinstance(b, ConstantInt):
+        return a.type == b.type and a.value == b.value
+    if isinstance(a, ConstantNull) and isinstance(b, ConstantNull):
+        return a.type == b.type
+    return False
+
+
+def _has_value(inst: I.Instruction) -> bool:
+    return isinstance(inst.type, (IntType, PointerType))
+
+
+# --------------------------------------------------------------------------- data
+
+
+def _constant_bytes(ty: Type, c: Value) -> bytes:
+    """The little-endian bytes of a global's initializer."""
+    size = size_of(ty)
+    if isinstance(c, (ZeroInitializer, ConstantNull, Undef, Poison)):
+        return bytes(size)
+    if isinstance(c, ConstantInt):
+        return _unsigned(c.value, 8 * size).to_bytes(size, "little")
+    if isinstance(c, ConstantString):
+        return c.data.ljust(size, b"\0")
+    if isinstance(c, ConstantAggregate):
+        out = bytearray(size)
+        if isinstance(ty, ArrayType):
+            step = size_of(ty.element)
+            for i, e in enumerate(c.elements):
+                out[i * step:(i + 1) * step] = _constant_bytes(ty.element, e)
+        elif isinstance(ty, (StructType, NamedStructType)):
+            for i, (et, e) in enumerate(zip(ty.elements, c.elements)):
+                off = field_offset(ty, i)
+                out[off:off + size_of(et)] = _constant_bytes(et, e)
+        else:
+            raise CodegenError(f"cannot lay out a constant of type {ty}")
+        return bytes(out)
+    raise CodegenError(f"global initializer {c!r} is not supported by the x86-64 code generator")
+
+
+def _data_text(module: Module) -> str:
+    lines: list[str] = []
+    cursor = 0
+    for g in module.globals:
+        if g.initializer is None:
+            raise CodegenError(f"external global @{g.name} has no definition to place in the image")
+        data = _constant_bytes(g.value_type, g.initializer)
+        pad = -cursor % 8
+        if pad:
+            lines.append(".byte " + ", ".join(["0"] * pad))
+        lines.append(f"{_check_symbol(g.name)}:")
+        chunk = data or b"\0"
+        for i in range(0, len(chunk), 16):
+            lines.append(".byte " + ", ".join(f"0x{b:02x}" for b in chunk[i:i + 16]))
+        cursor += pad + len(chunk)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+# --------------------------------------------------------------------------- module
+
+
+def compile_module(module: Module) -> CompiledModule:
+    """Lower every defined function, assemble, and build the stack map from the assembled labels."""
+    constants: list[int] = []
+    lowered: list[_FunctionLowering] = []
+    text: list[str] = []
+    for fn in module.functions:
+        if fn.is_declaration:
+            continue
+        lowering = _FunctionLowering(fn, constants)
+        text += lowering.lower()
+        lowered.append(lowering)
+    defined = {lowering.name for lowering in lowered}
+    natives: list[str] = []
+    for lowering in lowered:
+        for name in lowering.callees:
+            if name not in defined and name not in natives:
+                natives.append(name)
+    asm_text = "\n".join(text) + "\n"
+    data_text = _data_text(module)
+    image = Image.from_assembly(asm_text, data_text, natives=tuple(natives))
+    functions, records, compiled = [], [], []
+    for lowering in lowered:
+        address = image.address_of(lowering.name)
+        compiled.append(CompiledFunction(lowering.name, address, lowering.frame,
+                                         tuple(r.label for r in lowering.records)))
+        if not lowering.records:
+            continue
+        functions.append(StkSizeRecord(address, lowering.frame.stack_size, len(lowering.records)))
+        for r in lowering.records:
+            records.append(StackMapRecord(r.id, image.address_of(r.label) - address, 0, r.locations))
+    stackmap = StackMap(3, tuple(functions), tuple(constants), tuple(records))
+    if records:
+        image = image.with_sections(**{STACKMAP_SECTION: emit(stackmap)})
+    return CompiledModule(asm_text, data_text, stackmap, tuple(compiled), tuple(natives), image)
+
+
+def compile(module: Module) -> Image:  # noqa: A001 - the name the project's public surface uses
+    """Lower and assemble a module into an Image (code, data, natives, ``.llvm_stackmaps``)."""
+    return compile_module(module).image

@@ -1,0 +1,170 @@
+"""A Cheney semispace copying collector over the guest heap.
+
+Roots are *slots*: an int is the address of a stack word, a str names a register of the
+machine (for values the stack map records as Register in the innermost frame). A derived
+slot is paired with the slot of its base; after the bases move it becomes
+``new base + (old derived - old base)``.
+
+One collection:
+
+1. read every root and derived slot (old values, before anything moves);
+2. forward each distinct base: copy the object to the end of to-space, leave a forwarding
+   address in its from-space header word;
+3. Cheney scan: walk to-space from its base, forwarding every field the pointer mask marks,
+   until the scan pointer meets the allocation pointer;
+4. write the new bases back to their slots and rebase each derived slot;
+5. poison the used part of from-space, swap the spaces.
+
+From-space is read into one host buffer and to-space built in another, so a collection
+costs two guest memory reads/writes however many objects it copies.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Union
+
+from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, object_size
+
+Slot = Union[int, str]
+MASK64 = (1 << 64) - 1
+
+
+def read_slot(machine, slot: Slot) -> int:
+    """The 64-bit value a slot holds."""
+    return machine.reg(slot) if isinstance(slot, str) else machine.read_u64(slot)
+
+
+def write_slot(machine, slot: Slot, value: int) -> None:
+    """Store a 64-bit value into a slot."""
+    if isinstance(slot, str):
+        machine.set_reg(slot, value)
+    else:
+        machine.write_u64(slot, value)
+
+
+@dataclass
+class GCStats:
+    """Counters over the whole run."""
+
+    collections: int = 0
+    objects_copied: int = 0
+    bytes_copied: int = 0
+    roots_seen: int = 0
+    derived_seen: int = 0
+    slots_moved: int = 0
+
+
+@dataclass(frozen=True)
+class Collection:
+    """What one collection did: slot values before and after, copies, spaces."""
+
+    index: int
+    roots: tuple[tuple[Slot, int, int], ...]  # (slot, old, new)
+    derived: tuple[tuple[Slot, int, int], ...]
+    objects_copied: int
+    bytes_copied: int
+    from_space: tuple[int, int]  # (base, used end) of the space that was evacuated
+    to_space: tuple[int, int]
+
+
+@dataclass
+class Collector:
+    """Cheney copying between the heap's two semispaces."""
+
+    heap: Heap
+    poison: bool = True
+    stats: GCStats = field(default_factory=GCStats)
+
+    def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
+        """Evacuate everything reachable from ``roots``; rewrite roots and derived slots."""
+        heap, machine = self.heap, self.heap.machine
+        from_space, to_space = heap.space, heap.other
+        from_end = heap.top
+        old = bytearray(machine.read(from_space.base, from_end - from_space.base))
+        new = bytearray()
+        copied = 0
+
+        def forward(ptr: int) -> int:
+            nonlocal copied
+            if not from_space.base + HEADER_SIZE <= ptr <= from_end:
+                return ptr  # null, an integer, or not a heap address
+            off = ptr - from_space.base
+            mask, word = struct.unpack_from("<QQ", old, off - HEADER_SIZE)
+            if not word & OBJECT_TAG:
+                return word  # already copied: the forwarding address
+            n = word >> 1
+            size = object_size(n)
+            if off - HEADER_SIZE + size > len(old):
+                raise HeapError(f"pointer {ptr:#x} does not point at an object (header {word:#x})")
+            start = len(new)
+            new.extend(old[off - HEADER_SIZE : off - HEADER_SIZE + size])
+            target = to_space.base + start + HEADER_SIZE
+            struct.pack_into("<Q", old, off - WORD, target)
+            copied += 1
+            return target
+
+        root_values = {}
+        for slot in roots:
+            if slot not in root_values:
+                root_values[slot] = read_slot(machine, slot)
+        derived_values = []
+        for slot, base in derived:
+            if base not in root_values:
+                root_values[base] = read_slot(machine, base)
+            derived_values.append((slot, base, read_slot(machine, slot)))
+
+        forwarded = {slot: forward(value) for slot, value in root_values.items()}
+
+        scan = 0
+        while scan < len(new):
+            mask, word = struct.unpack_from("<QQ", new, scan)
+            n = word >> 1
+            body = scan + HEADER_SIZE
+            bits, i = mask, 0
+            while bits:
+                if bits & 1:
+                    at = body + WORD * i
+                    (value,) = struct.unpack_from("<Q", new, at)
+                    struct.pack_into("<Q", new, at, forward(value))
+                bits >>= 1
+                i += 1
+            scan = body + WORD * n
+
+        if len(new) > to_space.size:
+            raise HeapError(f"live data ({len(new)} bytes) does not fit in a semispace of {to_space.size}")
+        machine.write(to_space.base, bytes(new))
+
+        root_log = []
+        for slot, value in root_values.items():
+            moved = forwarded[slot]
+            if moved != value:
+                write_slot(machine, slot, moved)
+                self.stats.slots_moved += 1
+            root_log.append((slot, value, moved))
+        derived_log = []
+        for slot, base, value in derived_values:
+            if slot in root_values:
+                continue  # a slot that is itself a base was rewritten above
+            old_base, new_base = root_values[base], forwarded[base]
+            moved = (new_base + (value - old_base)) & MASK64
+            if moved != value:
+                write_slot(machine, slot, moved)
+                self.stats.slots_moved += 1
+            derived_log.append((slot, value, moved))
+
+        heap.current = 1 - heap.current
+        heap.top = to_space.base + len(new)
+        if self.poison:
+            heap.poison(from_space, from_end)
+        stats = self.stats
+        stats.collections += 1
+        stats.objects_copied += copied
+        stats.bytes_copied += len(new)
+        stats.roots_seen += len(roots)
+        stats.derived_seen += len(derived)
+        return Collection(
+            stats.collections, tuple(root_log), tuple(derived_log), copied, len(new),
+            (from_space.base, from_end), (to_space.base, heap.top),
+        )

@@ -1,0 +1,195 @@
+"""Load an x86-64 ELF relocatable object (``llc -filetype=obj`` output) into an emu Image.
+
+Placement (the emu's fixed bases):
+
+* every allocated executable section (``.text``, ``.text.*``) back to back from CODE_BASE,
+  each at its own alignment;
+* every allocated writable or read-only data section (``.data*``, ``.rodata*``, ``.bss*``)
+  from DATA_BASE (NOBITS sections are zero-filled);
+* ``.llvm_stackmaps`` as the named image section of the same name, at SECTION_BASE.
+
+Undefined symbols become natives (stub addresses, in first-reference order), so a
+``call gc_alloc@PLT`` lands on the runtime's trap stub. Relocations applied, with
+S = symbol address, A = addend, P = the patched address:
+
+    R_X86_64_64      (1)  S + A        64-bit (the stack map's function addresses)
+    R_X86_64_PC32    (2)  S + A - P    signed 32-bit
+    R_X86_64_PLT32   (4)  S + A - P    signed 32-bit (no PLT: calls go straight to S)
+    R_X86_64_32      (10) S + A        unsigned 32-bit
+    R_X86_64_32S     (11) S + A        signed 32-bit
+
+Relocations of sections that are not loaded (``.eh_frame``, debug info) are ignored.
+"""
+
+from __future__ import annotations
+
+from ..errors import DecodeError
+
+import io
+import re
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gctoy.emu.image import CODE_BASE, DATA_BASE, Image, stub_address
+from gctoy.errors import GCToyError
+from gctoy.stackmap import StackMap, parse
+
+STACKMAP_SECTION = ".llvm_stackmaps"
+R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32, R_X86_64_32, R_X86_64_32S = 1, 2, 4, 10, 11
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
+
+
+class ObjectLoadError(GCToyError):
+    """An object this loader cannot place or relocate."""
+
+
+@dataclass(frozen=True)
+class LoadedObject:
+    """An object placed at the fixed bases: the image, its stack map and its symbols."""
+
+    image: Image
+    stackmap: StackMap | None
+    functions: dict[str, int]  # defined function symbols -> address
+    externals: tuple[str, ...]  # undefined symbols, now natives
+    relocations: int = 0
+    section_addresses: dict[str, int] = field(default_factory=dict)
+
+    def function_names(self) -> dict[int, str]:
+        return {a: n for n, a in self.functions.items()}
+
+
+def _align(n: int, to: int) -> int:
+    to = max(to, 1)
+    return (n + to - 1) // to * to
+
+
+def load_object(source: str | Path | bytes) -> LoadedObject:
+    """Place, relocate and read the stack map of an ELF relocatable object."""
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.relocation import RelocationSection
+    from elftools.elf.sections import SymbolTableSection
+
+    from elftools.common.exceptions import ELFError
+
+    data = source if isinstance(source, (bytes, bytearray)) else Path(source).read_bytes()
+    try:
+        elf = ELFFile(io.BytesIO(bytes(data)))
+        elf["e_machine"]
+    except (ELFError, ValueError, KeyError) as e:
+        raise DecodeError(0, f"not an ELF object: {e}") from None
+    if elf["e_machine"] != "EM_X86_64" or elf["e_type"] != "ET_REL":
+        raise ObjectLoadError(f"not an x86-64 relocatable object ({elf['e_machine']}, {elf['e_type']})")
+
+    code, rw = bytearray(), bytearray()
+    stackmap_body: bytearray | None = None
+    placed: dict[int, tuple[bytearray, int, int]] = {}  # section index -> (buffer, offset, address)
+    names: dict[int, str] = {}
+    for index, section in enumerate(elf.iter_sections()):
+        names[index] = section.name
+        flags = section["sh_flags"]
+        if section.name == STACKMAP_SECTION:
+            stackmap_body = bytearray(section.data())
+            placed[index] = (stackmap_body, 0, -1)  # address fixed below
+            continue
+        if not flags & SHF_ALLOC or section["sh_type"] in ("SHT_X86_64_UNWIND",) or section.name == ".eh_frame":
+            continue
+        body = bytes(section["sh_size"]) if section["sh_type"] == "SHT_NOBITS" else section.data()
+        if flags & SHF_EXECINSTR:
+            buffer, base = code, CODE_BASE
+        else:
+            buffer, base = rw, DATA_BASE
+        offset = _align(len(buffer), section["sh_addralign"])
+        buffer.extend(b"\x90" * (offset - len(buffer)) if buffer is code else bytes(offset - len(buffer)))
+        buffer.extend(body)
+        placed[index] = (buffer, offset, base + offset)
+
+    symtab = next((s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)), None)
+    if symtab is None:
+        raise ObjectLoadError("the object has no symbol table")
+    externals: list[str] = []
+    symbols: list[tuple[str, str, int | None]] = []  # (name, kind, address or None)
+    functions: dict[str, int] = {}
+    for sym in symtab.iter_symbols():
+        shndx, kind = sym["st_shndx"], sym["st_info"]["type"]
+        if shndx == "SHN_UNDEF":
+            symbols.append((sym.name, "undef", None))
+            if sym.name:
+                if not re.match(r"^[A-Za-z_][\w.$]*$", sym.name):
+                    raise ObjectLoadError(f"undefined symbol {sym.name!r} cannot be a runtime native")
+            continue
+        if shndx == "SHN_ABS":
+            symbols.append((sym.name, "abs", sym["st_value"]))
+            continue
+        if not isinstance(shndx, int) or shndx not in placed or placed[shndx][2] < 0:
+            symbols.append((sym.name, "unplaced", None))
+            continue
+        address = placed[shndx][2] + sym["st_value"]
+        symbols.append((sym.name, kind, address))
+        if kind == "STT_FUNC":
+            functions[sym.name] = address
+
+    stackmap_address = None
+    sections = {}
+    if stackmap_body is not None:
+        image_probe = Image(bytes(code), bytes(rw), sections={STACKMAP_SECTION: bytes(stackmap_body)})
+        stackmap_address = image_probe.section_address(STACKMAP_SECTION)
+
+    def symbol_address(index: int) -> int:
+        name, kind, address = symbols[index]
+        if kind == "undef":
+            if name not in externals:
+                externals.append(name)
+            return stub_address(externals.index(name))
+        if address is None:
+            raise ObjectLoadError(f"relocation against {name or 'a section'} that is not loaded")
+        return address
+
+    count = 0
+    for section in elf.iter_sections():
+        if not isinstance(section, RelocationSection):
+            continue
+        target = section["sh_info"]
+        if target not in placed:
+            continue
+        buffer, offset, address = placed[target]
+        if address < 0:
+            address = stackmap_address
+        if not section.is_RELA():
+            raise ObjectLoadError(f"{section.name}: REL relocations are not supported")
+        for rel in section.iter_relocations():
+            kind, at = rel["r_info_type"], rel["r_offset"]
+            s, a, p = symbol_address(rel["r_info_sym"]), rel["r_addend"], address + at
+            if kind == R_X86_64_64:
+                struct.pack_into("<Q", buffer, offset + at, (s + a) & (2**64 - 1))
+            elif kind in (R_X86_64_PC32, R_X86_64_PLT32):
+                value = s + a - p
+                if not -(2**31) <= value < 2**31:
+                    raise ObjectLoadError(f"PC-relative relocation at {p:#x} out of range")
+                struct.pack_into("<i", buffer, offset + at, value)
+            elif kind == R_X86_64_32:
+                struct.pack_into("<I", buffer, offset + at, s + a)
+            elif kind == R_X86_64_32S:
+                struct.pack_into("<i", buffer, offset + at, s + a)
+            else:
+                raise ObjectLoadError(f"{section.name}: relocation type {kind} is not supported")
+            count += 1
+
+    # Natives referenced only by symbol (never relocated) still get stubs.
+    for name, kind, _ in symbols:
+        if kind == "undef" and name and name not in externals:
+            externals.append(name)
+
+    stackmap = None
+    if stackmap_body is not None:
+        sections[STACKMAP_SECTION] = bytes(stackmap_body)
+        stackmap = parse(bytes(stackmap_body))
+    image = Image(
+        bytes(code), bytes(rw), dict(sorted(functions.items(), key=lambda kv: kv[1])),
+        sections, tuple(externals), "x86_64",
+    )
+    image.symbols.update({n: stub_address(i) for i, n in enumerate(externals)})
+    section_addresses = {names[i]: addr for i, (_, _, addr) in placed.items() if addr >= 0}
+    if stackmap_address is not None:
+        section_addresses[STACKMAP_SECTION] = stackmap_address
+    return LoadedObject(image, stackmap, functions, tuple(externals), count, section_addresses)

@@ -1,0 +1,40 @@
+"""``gctoy run`` on an object compiled by real llc: output, result, statistics, errors."""
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "runtime"))
+
+from runtime_programs import EXPECTED, LIST, compile_program  # noqa: E402
+
+
+def gctoy(*args):
+    return subprocess.run([sys.executable, "-m", "gctoy.cli", "run", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_run_prints_and_collects(llvm14, tmp_path):
+    obj = compile_program(LIST, tmp_path, llvm14, name="list")
+    calm = gctoy(str(obj), "--gc", "none")
+    stressed = gctoy(str(obj), "--stress", "--verify-heap")
+    assert calm.returncode == 0 and stressed.returncode == 0, (calm.stderr, stressed.stderr)
+    assert calm.stdout == stressed.stdout
+    printed, result = EXPECTED["list"]
+    lines = stressed.stdout.splitlines()
+    assert lines[-1] == f"result: {result}"
+    assert [int(x) for x in lines[:-1]] == printed
+    assert "collections: 0," in calm.stderr
+    assert "collections: 0," not in stressed.stderr
+
+
+def test_run_errors_are_one_line(tmp_path):
+    missing = gctoy(str(tmp_path / "nope.o"))
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    ir = tmp_path / "p.ll"
+    ir.write_text("define i64 @main() { ret i64 0 }\n")
+    r = gctoy(str(ir))
+    assert r.returncode == 1 and "llc -filetype=obj" in r.stderr
+    junk = tmp_path / "junk.o"
+    junk.write_bytes(b"not an elf file")
+    r = gctoy(str(junk))
+    assert r.returncode == 1 and "Traceback" not in r.stderr and r.stderr.startswith(str(junk))
