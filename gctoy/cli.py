@@ -141,31 +141,86 @@ def _format_error(e: GCToyError, filename: str) -> str:
     return f"{filename}: error: {e}"
 
 
+def _driver_module(path: str, place_safepoints: bool, implicit: bool):
+    """Read IR for ``llc``/``run``: a module still in the abstract machine model (calls, no statepoints)
+    gets ``rewrite-statepoints-for-gc`` first (and ``place-safepoints`` if asked)."""
+    from .ir.statepoint import statepoints
+    from .passes import run
+    from .passes.rewrite_statepoints import STATEPOINT_STRATEGIES
+
+    text = Path(path).read_text(encoding="utf-8")
+    module = parse_module(text, path, implicit_declarations=implicit)
+    for note in module.notes:
+        print(note, file=sys.stderr)
+    gc_functions = [f for f in module.definitions() if f.gc in STATEPOINT_STRATEGIES]
+    if gc_functions and not any(statepoints(f) for f in gc_functions):
+        run(module, ("place-safepoints," if place_safepoints else "") + "rewrite-statepoints-for-gc")
+    return module
+
+
+def cmd_llc(argv: list[str]) -> int:
+    """``gctoy llc``: lower IR to x86-64 assembly with its stack map (like LLVM's llc)."""
+    p = argparse.ArgumentParser(prog="gctoy llc", description="Lower LLVM IR to x86-64 assembly text, "
+                                "with the stack map that describes each statepoint.")
+    p.add_argument("input", help="input .ll file")
+    p.add_argument("-o", dest="output", help="write the assembly here instead of standard output")
+    p.add_argument("--place-safepoints", action="store_true", help="run place-safepoints before RS4GC")
+    p.add_argument("--implicit-declarations", action="store_true", help="declare what the input leaves undeclared")
+    args = p.parse_args(argv)
+    from .codegen import compile_module
+    from .stackmap import format_stackmap
+
+    try:
+        module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
+        compiled = compile_module(module)
+    except OSError as e:
+        print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except GCToyError as e:
+        print(_format_error(e, args.input), file=sys.stderr)
+        return 1
+    parts = ["\t.text", compiled.asm_text.rstrip()]
+    if compiled.data_text.strip():
+        parts += ["", "\t.data", compiled.data_text.rstrip()]
+    if compiled.stackmap.records:
+        parts += ["", "; .llvm_stackmaps, as llvm-readobj --stackmap would print it:"]
+        parts += ["; " + line for line in format_stackmap(compiled.stackmap).splitlines()]
+    out = "\n".join(parts) + "\n"
+    if args.output and args.output != "-":
+        Path(args.output).write_text(out, encoding="utf-8")
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
 def cmd_run(argv: list[str]) -> int:
     """``gctoy run``: run a program on the emulated machine under the moving collector."""
-    p = argparse.ArgumentParser(prog="gctoy run", description="Run @main of an object compiled by llc "
-                                "(-filetype=obj, from statepoint IR) on Unicorn, under gctoy's collector.")
-    p.add_argument("input", help="an ELF object file (.o) made by llc from statepoint IR")
+    p = argparse.ArgumentParser(prog="gctoy run", description="Run @main on Unicorn under gctoy's moving "
+                                "collector: IR is lowered by gctoy (after RS4GC when it has no statepoints "
+                                "yet); an ELF object made by llc -filetype=obj runs with LLVM's stack map.")
+    p.add_argument("input", help="a .ll file, or an ELF object file (.o) made by llc from statepoint IR")
     p.add_argument("--entry", default="main", help="the function to run (default: main)")
     p.add_argument("--gc", choices=["semispace", "none"], default="semispace", help="the collector")
     p.add_argument("--stress", action="store_true", help="collect at every statepoint that reaches the runtime")
     p.add_argument("--verify-heap", action="store_true", help="check the heap and the poisoned from-space "
                    "after every collection")
+    p.add_argument("--place-safepoints", action="store_true", help="for IR: run place-safepoints before RS4GC")
+    p.add_argument("--implicit-declarations", action="store_true", help="declare what the input leaves undeclared")
     args = p.parse_args(argv)
-    if args.input.endswith(".ll"):
-        print(f"{args.input}: error: gctoy run takes an object file for now: gctoy's own x86-64 lowering "
-              "of IR is not finished; compile with 'llc -filetype=obj' first", file=sys.stderr)
-        return 1
-    from .runtime.run import run_object
+    from .runtime.run import run_module, run_object
 
     try:
-        result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
-                            entry=args.entry)
+        if args.input.endswith(".ll"):
+            module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
+            result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry)
+        else:
+            result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
+                                entry=args.entry)
     except OSError as e:
         print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
         return 1
     except GCToyError as e:
-        print(f"{args.input}: error: {e}", file=sys.stderr)
+        print(_format_error(e, args.input), file=sys.stderr)
         return 1
     for value in result.printed:
         print(value)
@@ -174,7 +229,7 @@ def cmd_run(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"opt": cmd_opt, "run": cmd_run, "readobj": cmd_readobj}
+COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_readobj}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: gctoy <command> [options]\n\ncommands:\n"
               "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
               "  readobj  print an object's stack map as llvm-readobj --stackmap does\n"
-              "  run      run an llc-compiled object on the emulated machine under the moving collector\n\n"
+              "  llc      lower IR to x86-64 assembly with its stack map\n"
+              "  run      run IR (or an llc-compiled object) on the emulated machine under the moving collector\n\n"
               "'gctoy <command> --help' describes a command.")
         return 0 if argv else 2
     if argv[0] == "--version":

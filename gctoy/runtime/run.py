@@ -182,3 +182,30 @@ def run_object(
     """Load an ``llc -filetype=obj`` object and run ``entry`` under the runtime."""
     runtime = Runtime(load_object(path), gc, stress, verify, semispace_size, on_collect)
     return runtime.run(entry, max_instructions)
+
+
+def load_compiled(module) -> LoadedObject:
+    """Lower a statepoint-IR module with gctoy's own x86-64 code generator, ready for the runtime."""
+    from ..codegen import compile_module
+
+    compiled = compile_module(module)
+    return LoadedObject(
+        image=compiled.image,
+        stackmap=compiled.stackmap if compiled.stackmap.records else None,
+        functions={f.name: f.address for f in compiled.functions},
+        externals=tuple(compiled.natives),
+    )
+
+
+def run_module(
+    module,
+    gc: str = "semispace",
+    stress: bool = False,
+    verify: bool = False,
+    entry: str = "main",
+    semispace_size: int = DEFAULT_SEMISPACE,
+    max_instructions: int | None = 50_000_000,
+) -> RunResult:
+    """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
+    runtime = Runtime(load_compiled(module), gc=gc, stress=stress, verify=verify, semispace_size=semispace_size)
+    return runtime.run(entry, max_instructions=max_instructions)
