@@ -31,9 +31,14 @@ def test_run_errors_are_one_line(tmp_path):
     missing = gctoy(str(tmp_path / "nope.o"))
     assert missing.returncode == 1 and "Traceback" not in missing.stderr
     ir = tmp_path / "p.ll"
-    ir.write_text("define i64 @main() { ret i64 0 }\n")
+    ir.write_text("define i64 @main() {\n  ret i64 %x\n}\n")
     r = gctoy(str(ir))
-    assert r.returncode == 1 and "llc -filetype=obj" in r.stderr
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"{ir}:2:11: error: use of undefined value '%x'")
+    ok = tmp_path / "ok.ll"
+    ok.write_text("define i64 @main() {\n  ret i64 42\n}\n")
+    r = gctoy(str(ok))
+    assert r.returncode == 0 and r.stdout == "result: 42\n"
     junk = tmp_path / "junk.o"
     junk.write_bytes(b"not an elf file")
     r = gctoy(str(junk))
