@@ -26,6 +26,7 @@ from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
 from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type, is_gc_pointer
 from ..ir.values import (
     Argument,
+    Constant,
     ConstantAggregate,
     ConstantExpr,
     ConstantInt,
@@ -126,8 +127,9 @@ def _check_symbol(name: str) -> str:
 class _FunctionLowering:
     """Emits the assembly of one function and collects its pending stack map records."""
 
-    def __init__(self, fn: Function, constants: list[int]) -> None:
+    def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
         self.fn = fn
+        self.tls = tls or {}
         self.name = _check_symbol(fn.name)
         self.frame = Frame(fn)
         self.constants = constants
@@ -394,6 +396,22 @@ class _FunctionLowering:
     def lower_Unreachable(self, inst: I.Unreachable) -> None:
         self.emit("ud2")
 
+    def lower_Invoke(self, inst: I.Invoke) -> None:
+        """Like a call, then on to the normal destination: gctoy's runtime never unwinds, so the
+        landing pad is laid out but not entered (its gc.relocates would read the same slots)."""
+        if is_statepoint_name(inst.callee_name):
+            self.lower_statepoint(Statepoint.of(inst))
+        elif inst.callee_name is not None and inst.callee_name.startswith("llvm."):
+            raise CodegenError(f"intrinsic @{inst.callee_name} is not supported by the x86-64 code generator")
+        else:
+            self.call_sequence(inst.callee, inst.args)
+            if _has_value(inst):
+                self.result(inst)
+        self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
+
+    def lower_LandingPad(self, inst: I.LandingPad) -> None:
+        """Nothing to do: the token only ties relocates to their statepoint."""
+
     # ----------------------------------------------------------------- calls
 
     def lower_Call(self, inst: I.Call) -> None:
@@ -439,22 +457,35 @@ class _FunctionLowering:
         return "call r11"
 
     def lower_statepoint(self, sp: Statepoint) -> None:
-        call = sp.call
-        if isinstance(call, I.Invoke):
-            raise CodegenError("statepoint invokes are not supported by the x86-64 code generator")
-        if sp.is_gc_transition:
-            raise CodegenError("GC-transition statepoints (flags bit 0) are not lowered yet")
         label = f"{self.name}.sp{len(self.records)}"
+        flags = self.transition_flags(sp) if sp.is_gc_transition else []
+        self.prepare_args(sp.call_args)
+        for flag, ty in flags:
+            self.emit(_tls_store(flag, ty, 1))
         if sp.num_patch_bytes:
-            self.prepare_args(sp.call_args)
             self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(sp.num_patch_bytes)))
         else:
-            self.call_sequence(sp.target, sp.call_args)
+            self.emit(self.call_instruction(sp.target))
         self.lines.append(f"{label}:")
+        for flag, ty in flags:
+            self.emit(_tls_store(flag, ty, 0))
         result = sp.result()
         if result is not None and _has_value(result):
             self.result(result)
         self.records.append(_PendingRecord(sp.id if sp.id is not None else 0, label, self.record_locations(sp)))
+
+    def transition_flags(self, sp: Statepoint) -> list[tuple[int, Type]]:
+        """GC transition (seed 000's "hypothetical-gc"): each thread-local global among the transition
+        arguments is a flag set to 1 before the call into unmanaged code and to 0 after it."""
+        out = []
+        for v in sp.transition_args:
+            g = _strip_casts(v)
+            if isinstance(g, GlobalVariable) and g.thread_local is not None and g.name in self.tls:
+                out.append((self.tls[g.name], g.value_type))
+            elif not isinstance(v, Constant) or isinstance(v, GlobalVariable):
+                raise CodegenError("a GC-transition argument must be a thread-local flag (a thread_local "
+                                   "global) or a constant")
+        return out
 
     def record_locations(self, sp: Statepoint) -> tuple[Location, ...]:
         """CC, flags, #deopt, the deopt values, (base, derived) per relocate, then gc-live allocas."""
@@ -520,6 +551,22 @@ def _same_value(a: Value, b: Value) -> bool:
     return False
 
 
+def _tls_store(offset: int, ty: Type, value: int) -> str:
+    """``mov <size> ptr fs:[offset], value`` spelled as bytes: Keystone turns an absolute fs:
+    operand into a RIP-relative one in 64-bit mode (GUIDE §3), so the encoding is written out."""
+    disp = list(offset.to_bytes(4, "little", signed=True))
+    size = size_of(ty)
+    if size == 1:
+        code = [0x64, 0xC6, 0x04, 0x25, *disp, value & 0xFF]
+    elif size == 4:
+        code = [0x64, 0xC7, 0x04, 0x25, *disp, *value.to_bytes(4, "little")]
+    elif size == 8:
+        code = [0x64, 0x48, 0xC7, 0x04, 0x25, *disp, *value.to_bytes(4, "little")]
+    else:
+        raise CodegenError(f"a GC-transition flag of type {ty} is not supported (use i8, i32 or i64)")
+    return ".byte " + ", ".join(f"0x{b:02x}" for b in code)
+
+
 def _has_value(inst: I.Instruction) -> bool:
     return isinstance(inst.type, (IntType, PointerType))
 
@@ -552,10 +599,32 @@ def _constant_bytes(ty: Type, c: Value) -> bytes:
     raise CodegenError(f"global initializer {c!r} is not supported by the x86-64 code generator")
 
 
-def _data_text(module: Module) -> str:
-    lines: list[str] = []
+#: the label at the start of the thread-local block; the machine points %fs at it
+TLS_BLOCK = "__tls_block"
+
+
+def tls_offsets(module: Module) -> dict[str, int]:
+    """Offset of each thread-local global from the start of the thread-local block (``%fs:off``)."""
+    out: dict[str, int] = {}
     cursor = 0
     for g in module.globals:
+        if g.thread_local is None:
+            continue
+        cursor += -cursor % 8
+        out[g.name] = cursor
+        cursor += max(size_of(g.value_type), 1)
+    return out
+
+
+def _data_text(module: Module) -> str:
+    """Thread-local globals first (after the ``__tls_block`` label), then the others, 8-byte aligned."""
+    lines: list[str] = []
+    cursor = 0
+    ordered = [g for g in module.globals if g.thread_local is not None]
+    if ordered:
+        lines.append(f"{TLS_BLOCK}:")
+    ordered += [g for g in module.globals if g.thread_local is None]
+    for g in ordered:
         if g.initializer is None:
             raise CodegenError(f"external global @{g.name} has no definition to place in the image")
         data = _constant_bytes(g.value_type, g.initializer)
@@ -581,7 +650,7 @@ def compile_module(module: Module) -> CompiledModule:
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        lowering = _FunctionLowering(fn, constants)
+        lowering = _FunctionLowering(fn, constants, tls_offsets(module))
         text += lowering.lower()
         lowered.append(lowering)
     defined = {lowering.name for lowering in lowered}

@@ -133,6 +133,10 @@ def _positional_count(fn: Callable) -> int:
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
+#: an image symbol naming the start of its thread-local block (``%fs`` points there)
+TLS_SYMBOL = "__tls_block"
+
+
 class Machine:
     """An x86-64 or x86-32 Unicorn machine with an Image loaded at the fixed bases."""
 
@@ -208,6 +212,12 @@ class Machine:
         uc.mem_map(self.stack_base, STACK_TOP - self.stack_base, UC_PROT_READ | UC_PROT_WRITE)
         if self.heap_base is not None:
             uc.mem_map(self.heap_base, self.heap_size, UC_PROT_READ | UC_PROT_WRITE)
+        tls = image.symbols.get(TLS_SYMBOL)
+        if tls is not None and self.arch == "x86_64":
+            # thread-local storage: %fs points at the image's thread-local block
+            from unicorn.x86_const import UC_X86_REG_FS_BASE
+
+            uc.reg_write(UC_X86_REG_FS_BASE, tls)
 
     def read(self, address: int, size: int) -> bytes:
         """Guest memory bytes; an unmapped address raises EmulationFault."""
