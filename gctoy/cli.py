@@ -206,16 +206,23 @@ def cmd_run(argv: list[str]) -> int:
                    "after every collection")
     p.add_argument("--place-safepoints", action="store_true", help="for IR: run place-safepoints before RS4GC")
     p.add_argument("--implicit-declarations", action="store_true", help="declare what the input leaves undeclared")
+    p.add_argument("--trace", action="store_true", help="describe each collection on standard error")
     args = p.parse_args(argv)
-    from .runtime.run import run_module, run_object
+    from .runtime.run import run_module, run_object, trace_collection
+
+    def on_collect(runtime, done) -> None:
+        print(trace_collection(runtime, done), file=sys.stderr)
+
+    hook = on_collect if args.trace else None
 
     try:
         if args.input.endswith(".ll"):
             module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
-            result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry)
+            result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
+                                on_collect=hook)
         else:
             result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
-                                entry=args.entry)
+                                entry=args.entry, on_collect=hook)
     except OSError as e:
         print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
         return 1

@@ -205,7 +205,18 @@ def run_module(
     entry: str = "main",
     semispace_size: int = DEFAULT_SEMISPACE,
     max_instructions: int | None = 50_000_000,
+    on_collect: Callable[[Runtime, Collection], None] | None = None,
 ) -> RunResult:
     """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
-    runtime = Runtime(load_compiled(module), gc=gc, stress=stress, verify=verify, semispace_size=semispace_size)
+    runtime = Runtime(load_compiled(module), gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
+                      on_collect=on_collect)
     return runtime.run(entry, max_instructions=max_instructions)
+
+
+def trace_collection(runtime: Runtime, done: Collection) -> str:
+    """One line about a collection, for ``gctoy run --trace``."""
+    pc = runtime.machine.read_u64(runtime.machine.sp)
+    moved = sum(1 for _, old, new in done.roots if old != new)
+    return (f"collection {len(runtime.collections)} at return address {pc:#x}: {len(done.roots)} root slots "
+            f"({moved} moved), {len(done.derived)} derived, {done.objects_copied} objects / "
+            f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}")

@@ -43,3 +43,15 @@ def test_run_errors_are_one_line(tmp_path):
     junk.write_bytes(b"not an elf file")
     r = gctoy(str(junk))
     assert r.returncode == 1 and "Traceback" not in r.stderr and r.stderr.startswith(str(junk))
+
+
+def test_trace_describes_each_collection(tmp_path):
+    from runtime_programs import PROGRAMS
+
+    src = tmp_path / "list.ll"
+    src.write_text(PROGRAMS["list"], encoding="utf-8")
+    r = gctoy(str(src), "--stress", "--trace")
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.startswith("collection ")]
+    assert lines and lines[0].startswith("collection 1 at return address 0x")
+    assert len(lines) == int(r.stderr.split("collections: ")[1].split(",")[0])
