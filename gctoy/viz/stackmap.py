@@ -128,15 +128,22 @@ def _location_value(loc, sm: StackMap) -> str:
     return f"{loc.offset:+d}"
 
 
-def format_hexdump(rows: list[HexRow], group: bool = False) -> str:
-    """The rows as a text table; ``group=True`` puts each location, live-out or function on one line."""
+def format_hexdump(rows: list[HexRow], group: bool = False, bytes_per_line: int = 12) -> str:
+    """The rows as a text table; ``group=True`` puts each function, location or live-out on one line.
+
+    A field longer than ``bytes_per_line`` bytes continues on the next lines, with an empty name.
+    """
     if group:
         rows = _grouped(rows)
-    width = max((len(r.data) for r in rows), default=1) * 3
-    name_width = max((len(r.field) for r in rows), default=5)
-    lines = [f"{'offset':<8}{'bytes':<{width}}{'field':<{name_width + 2}}value"]
+    longest = max((len(r.data) for r in rows), default=1)
+    width = 3 * min(longest, bytes_per_line) + 1
+    name_width = max((len(r.field) for r in rows), default=5) + 2
+    lines = [f"{'offset':<8}{'bytes':<{width}}{'field':<{name_width}}value"]
     for r in rows:
-        lines.append(f"{r.offset:#06x}  {r.data.hex(' '):<{width}}{r.field:<{name_width + 2}}{r.value}")
+        chunks = [r.data[i:i + bytes_per_line] for i in range(0, len(r.data), bytes_per_line)] or [b""]
+        lines.append(f"{r.offset:#06x}  {chunks[0].hex(' '):<{width}}{r.field:<{name_width}}{r.value}".rstrip())
+        for k, chunk in enumerate(chunks[1:], start=1):
+            lines.append(f"{r.offset + k * bytes_per_line:#06x}  {chunk.hex(' ')}")
     return "\n".join(lines)
 
 
