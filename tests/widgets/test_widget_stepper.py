@@ -1,0 +1,75 @@
+"""gctoy.widgets.stepper: the SafepointStepper (precomputed states, jslinked slider, Python buttons)."""
+from __future__ import annotations
+
+import pytest
+
+widgets = pytest.importorskip("ipywidgets")
+
+from ipywidgets.widgets.widget_link import Link  # noqa: E402
+
+from gctoy.runtime.trace import LIST3, record_trace  # noqa: E402
+from gctoy.viz.machine import state_html  # noqa: E402
+from gctoy.widgets.stepper import SafepointStepper, safepoint_stepper  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return record_trace(LIST3)
+
+
+def test_one_page_per_state_with_the_rendered_state(trace):
+    stepper = SafepointStepper(trace)
+    assert len(stepper.stack.children) == len(trace.states)
+    for k, state in enumerate(trace.states):
+        assert stepper.page_html(k) == state_html(state, len(trace.states))
+    assert stepper.slider.max == stepper.play.max == len(trace.states) - 1
+
+
+def test_kernel_free_links(trace):
+    stepper = SafepointStepper(trace)
+    links = [(l.source, l.target) for l in stepper.links if type(l) is Link]
+    assert ((stepper.play, "value"), (stepper.slider, "value")) in links
+    assert ((stepper.slider, "value"), (stepper.stack, "selected_index")) in links
+
+
+def test_buttons_move_the_index(trace):
+    stepper = SafepointStepper(trace, python_link=True)
+    kinds = [s.kind for s in trace.states]
+    stepper.buttons["step"].click()
+    assert stepper.index == 1 and stepper.stack.selected_index == 1
+    stepper.buttons["next safepoint"].click()
+    assert kinds[stepper.index] == "safepoint" and stepper.index == kinds.index("safepoint", 2)
+    stepper.buttons["collect"].click()
+    assert stepper.index == kinds.index("collected")
+    assert stepper.stack.selected_index == stepper.index
+    stepper.buttons["back"].click()
+    assert stepper.index == kinds.index("collected") - 1
+    stepper.buttons["collect"].click()
+    stepper.buttons["collect"].click()  # no further collection: the last state
+    assert stepper.index == len(kinds) - 1
+    stepper.buttons["step"].click()
+    assert stepper.index == len(kinds) - 1
+    stepper.buttons["restart"].click()
+    assert stepper.index == 0 and stepper.stack.selected_index == 0
+
+
+def test_press_and_target(trace):
+    stepper = SafepointStepper(trace)
+    assert stepper.target("collect", 0) == trace.indices("collected")[0]
+    assert stepper.press("next safepoint") == trace.indices("safepoint")[0]
+    with pytest.raises(ValueError, match="no button 'jump'"):
+        stepper.target("jump")
+
+
+def test_repr_is_deterministic(trace):
+    stepper = SafepointStepper(trace, initial=3)
+    assert repr(stepper) == "SafepointStepper(states=24, collections=1, focus='main.sp2', selected=3 (safepoint))"
+    assert repr(safepoint_stepper(initial=3)) == repr(stepper)
+
+
+def test_initial_is_clamped_and_empty_traces_are_refused(trace):
+    from dataclasses import replace
+
+    assert SafepointStepper(trace, initial=999).index == len(trace.states) - 1
+    with pytest.raises(ValueError):
+        SafepointStepper(replace(trace, states=()))
