@@ -108,7 +108,23 @@ class _State(ctypes.Structure):
 
 
 def prefix_table(code: bytes, base: int, arch: str) -> list[int]:
-    """prefix[k] = how many instructions start in ``code[:k]`` (a linear sweep that resyncs)."""
+    """prefix[k] = how many instructions start in ``code[:k]`` (a linear sweep that resyncs).
+
+    The same code is often counted by many machines (one per run): the table is remembered."""
+    key = (bytes(code), base, arch)
+    table = _PREFIX_CACHE.get(key)
+    if table is None:
+        table = _prefix_table(key[0], base, arch)
+        if len(_PREFIX_CACHE) >= 64:
+            _PREFIX_CACHE.pop(next(iter(_PREFIX_CACHE)))
+        _PREFIX_CACHE[key] = table
+    return table
+
+
+_PREFIX_CACHE: dict[tuple[bytes, int, str], list[int]] = {}
+
+
+def _prefix_table(code: bytes, base: int, arch: str) -> list[int]:
     starts = bytearray(len(code) + 1)
     offset = 0
     while offset < len(code):
