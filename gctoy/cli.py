@@ -183,8 +183,14 @@ def cmd_llc(argv: list[str]) -> int:
     if compiled.data_text.strip():
         parts += ["", "\t.data", compiled.data_text.rstrip()]
     if compiled.stackmap.records:
-        parts += ["", "; .llvm_stackmaps, as llvm-readobj --stackmap would print it:"]
-        parts += ["; " + line for line in format_stackmap(compiled.stackmap).splitlines()]
+        from .stackmap import emit
+
+        data = emit(compiled.stackmap)
+        parts += ["", '\t.section .llvm_stackmaps,"a"', "__LLVM_StackMaps:"]
+        parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in data[i:i + 16]) for i in range(0, len(data), 16)]
+        parts += ["", "# the section above, as llvm-readobj --stackmap prints it (function addresses are",
+                  "# those of gctoy's image):"]
+        parts += ["# " + line for line in format_stackmap(compiled.stackmap).splitlines()]
     out = "\n".join(parts) + "\n"
     if args.output and args.output != "-":
         Path(args.output).write_text(out, encoding="utf-8")

@@ -55,3 +55,25 @@ def test_trace_describes_each_collection(tmp_path):
     lines = [line for line in r.stderr.splitlines() if line.startswith("collection ")]
     assert lines and lines[0].startswith("collection 1 at return address 0x")
     assert len(lines) == int(r.stderr.split("collections: ")[1].split(",")[0])
+
+
+def test_llc_writes_the_stack_map_section(tmp_path):
+    """The .llvm_stackmaps bytes in gctoy llc's output parse back to what the lowering recorded."""
+    from gctoy.codegen import compile_module
+    from gctoy.ir import parse_module
+    from gctoy.passes import run
+    from gctoy.stackmap import parse
+    from runtime_programs import PROGRAMS
+
+    src = tmp_path / "list.ll"
+    src.write_text(PROGRAMS["list"], encoding="utf-8")
+    out = tmp_path / "list.s"
+    r = subprocess.run([sys.executable, "-m", "gctoy.cli", "llc", str(src), "-o", str(out)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    section = text.split("__LLVM_StackMaps:\n")[1].split("\n\n")[0]
+    data = bytes(int(b, 16) for line in section.splitlines() for b in line.replace("\t.byte ", "").split(", "))
+    m = parse_module(PROGRAMS["list"])
+    run(m, "rewrite-statepoints-for-gc")
+    assert parse(data) == compile_module(m).stackmap
