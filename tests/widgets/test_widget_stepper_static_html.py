@@ -13,14 +13,15 @@ import pytest
 
 widgets = pytest.importorskip("ipywidgets", reason="ipywidgets is part of the book extra")
 
-from ipywidgets.embed import embed_data  # noqa: E402
+from ipywidgets.embed import dependency_state, embed_data  # noqa: E402
 
 from gctoy.widgets.stepper import safepoint_stepper  # noqa: E402
 
 
 def test_every_state_and_the_links_are_in_the_saved_page():
     stepper = safepoint_stepper()
-    data = embed_data(views=[stepper])
+    # only this stepper's widgets (other tests in the same process may have made more)
+    data = embed_data(views=[stepper], state=dependency_state([stepper]))
     state = data["manager_state"]["state"]
     models = {k: v["model_name"] for k, v in state.items()}
     links = [v for v in state.values() if v["model_name"] == "LinkModel"]
