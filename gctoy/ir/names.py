@@ -15,14 +15,7 @@ def quote_name(name: str) -> str:
 
 def escape_string(text: str) -> str:
     """Escape a string the way LLVM prints ``c"..."`` and quoted names (``\\22``, ``\\0A``...)."""
-    out = []
-    for byte in text.encode("utf-8", "surrogateescape"):
-        ch = chr(byte)
-        if 0x20 <= byte < 0x7F and ch not in '"\\':
-            out.append(ch)
-        else:
-            out.append(f"\\{byte:02X}")
-    return "".join(out)
+    return escape_bytes(text.encode("utf-8", "surrogateescape"))
 
 
 def escape_bytes(data: bytes) -> str:
