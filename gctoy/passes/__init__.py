@@ -94,6 +94,7 @@ def run(module: Module, pipeline: str) -> Module:
 from . import place_safepoints as _place_safepoints  # noqa: F401,E402  (registers "place-safepoints")
 from . import rewrite_statepoints as _rewrite_statepoints  # noqa: F401,E402  (registers "rewrite-statepoints-for-gc")
 from . import verify_safepoints as _verify_safepoints  # noqa: F401,E402  (registers "verify-safepoints")
+from . import shadow_stack_lowering as _shadow_stack_lowering  # noqa: F401,E402  (registers "shadow-stack-gc-lowering")
 
 __all__ = ["REGISTRY", "TAKES_OPTIONS", "UnknownPassError", "VerifyError", "parse_pipeline", "register",
            "run", "split_pass"]
