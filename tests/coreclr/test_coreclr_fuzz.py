@@ -1,0 +1,84 @@
+"""Random and mutated header blobs: decoding raises only `DecodeError`, and never hangs."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from gctoy.coreclr.codecs import decode_signed, decode_unsigned
+from gctoy.coreclr.header import VERSIONS, InfoHdr, decode_header, encode_header, shortcut
+from gctoy.errors import DecodeError
+
+BLOBS = 50_000
+
+
+def _corpus(rng: random.Random) -> list[tuple[int, bytes]]:
+    """Encoder-produced headers for every version: the seeds that mutations start from."""
+    out = []
+    for index in range(128):
+        row = shortcut(index)
+        for version in VERSIONS:
+            hdr = InfoHdr(
+                prolog_size=rng.choice([row.prolog_size, rng.randrange(256)]),
+                epilog_size=rng.randrange(256), epilog_count=rng.randrange(5),
+                arg_count=rng.choice([row.arg_count, rng.randrange(0x10000)]),
+                frame_size=rng.choice([row.frame_size, rng.randrange(1 << 32)]),
+                untracked_cnt=rng.choice([0, 2, 9, 1000]), var_ptr_table_size=rng.choice([0, 3, 500]),
+                gs_cookie_offset=rng.choice([0, 12]), sync_start_offset=rng.choice([0, 1]),
+                return_kind=rng.randrange(4) if version >= 2 else 0,
+                is_async=version >= 5 and rng.random() < 0.5,
+                no_gc_region_cnt=rng.choice([0, 3, 77]) if version >= 4 else 0,
+                ebp_frame=rng.random() < 0.5, localloc=rng.random() < 0.2,
+            )
+            out.append((version, encode_header(hdr, version)))
+    return out
+
+
+def _mutate(rng: random.Random, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(5)
+        if op == 0 and b:
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        elif op == 1 and b:
+            b[rng.randrange(len(b))] = rng.randrange(256)
+        elif op == 2:
+            b.insert(rng.randint(0, len(b)), rng.choice([0x80, 0xCF, 0xFF, 0x47, 0x4E, rng.randrange(256)]))
+        elif op == 3 and b:
+            del b[rng.randrange(len(b))]
+        else:
+            b = b[: rng.randint(0, len(b))]
+    return bytes(b)
+
+
+def test_fuzz_only_decode_errors():
+    rng = random.Random(0x5EED_0002)
+    corpus = _corpus(rng)
+    counts = {"ok": 0, "error": 0}
+    start = time.perf_counter()
+    for i in range(BLOBS):
+        if i % 2:
+            version, seed = rng.choice(corpus)
+            blob = _mutate(rng, seed)
+            version = rng.choice([version, rng.choice(VERSIONS)])
+        else:
+            version = rng.choice(VERSIONS)
+            blob = bytes(rng.randrange(256) for _ in range(rng.randint(0, 24)))
+            if rng.random() < 0.5:  # runs of "more" bytes reach the long paths
+                blob = bytes(x | 0x80 for x in blob[:-1]) + blob[-1:]
+        try:
+            hdr, end = decode_header(blob, version)
+        except DecodeError as e:
+            assert 0 <= e.offset <= len(blob)
+            counts["error"] += 1
+        else:
+            assert isinstance(hdr, InfoHdr) and 0 < end <= len(blob)
+            counts["ok"] += 1
+        for decode in (decode_unsigned, decode_signed):
+            try:
+                decode(blob, 0)
+            except DecodeError as e:
+                assert 0 <= e.offset <= len(blob)
+        assert time.perf_counter() - start < 30, f"fuzzing stalled after {i} blobs"
+    # Both outcomes are exercised in bulk.
+    assert counts["ok"] > BLOBS // 10 and counts["error"] > BLOBS // 10
