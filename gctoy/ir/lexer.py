@@ -89,8 +89,8 @@ def tokenize(src: SourceText) -> tuple[list[tuple[str, str, int]], list[tuple[st
     for m in _MASTER.finditer(text):
         k = m.lastindex
         kind = kinds[k]
-        value = m.group(k)
-        start = m.start(k)
+        start, end = m.span(k)
+        value = text[start:end]
         if kind == "COMMENT":
             own_line = not tokens or "\n" in m.group(1) or "\n" in text[tokens[-1][2]:start]
             comments.append((value, start, own_line))

@@ -8,6 +8,8 @@ first use, as LLVM does.
 """
 from __future__ import annotations
 
+import gc
+
 from ..errors import IRParseError
 from .keywords import (
     CALLING_CONVENTIONS,
@@ -94,7 +96,15 @@ def parse_module(text: str, filename: str = "<input>", *, implicit_declarations:
     ``fix_numbering`` accepts ``%N`` names out of sequence and renumbers them.
     Both leave a note in ``module.notes`` for each thing they did.
     """
-    return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+    # Parsing makes many small objects that point at each other and none is garbage yet: Python's
+    # cycle collector would scan them over and over for nothing, so it waits until the end.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_type(text: str) -> Type:

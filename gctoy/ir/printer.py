@@ -95,6 +95,7 @@ class _Printer:
         self.global_slots: dict[int, int] = {}
         self._unwinds: dict = {}
         self._unwinds_for = None
+        self._statepoints: dict[int, object] = {}
         n = 0
         for g in [*module.globals, *module.functions]:
             if g.name is None:
@@ -353,7 +354,10 @@ class _Printer:
             sp_call = token_statepoint(call.args[0], self._unwinds) if call.args else None
             if sp_call is None:
                 return ""
-            rel = GCRelocate(call, Statepoint.of(sp_call))
+            sp = self._statepoints.get(id(sp_call))
+            if sp is None:
+                sp = self._statepoints[id(sp_call)] = Statepoint.of(sp_call)
+            rel = GCRelocate(call, sp)
             return f" ; ({self.ref(rel.base)}, {self.ref(rel.derived)})"
         except (VerifyError, IndexError, AttributeError):
             return ""
