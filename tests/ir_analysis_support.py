@@ -53,3 +53,23 @@ class Names:
 def labels(values) -> list[str]:
     """The names of values or blocks, keeping order (``None`` stays ``None``)."""
     return [None if v is None else v.name for v in values]
+
+
+#: two blocks that reach each other, each entered from outside: a cycle no block dominates
+IRREDUCIBLE = """
+define void @irr(i1 %c) {
+entry:
+  br i1 %c, label %a, label %b
+a:
+  br i1 %c, label %b, label %exit
+b:
+  br label %a
+exit:
+  ret void
+}
+"""
+
+
+def edge_names(es) -> list[tuple[str, str]]:
+    """(source, target) block names of CFG edges."""
+    return [(e.source.name, e.target.name) for e in es]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ir_analysis_support import Names, labels, parse_function
+from ir_analysis_support import IRREDUCIBLE, Names, edge_names, labels, parse_function
 from gctoy.errors import GCToyError
 from gctoy.ir import parse_module
 from gctoy.ir.analysis import (
@@ -45,23 +45,6 @@ join:
   ret void
 }
 """
-
-IRREDUCIBLE = """
-define void @irr(i1 %c) {
-entry:
-  br i1 %c, label %a, label %b
-a:
-  br i1 %c, label %b, label %exit
-b:
-  br label %a
-exit:
-  ret void
-}
-"""
-
-
-def edge_names(es):
-    return [(e.source.name, e.target.name) for e in es]
 
 
 def test_edges_follow_block_and_terminator_order():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ir_analysis_support import PERSONALITY, Names, labels, parse_function
+from ir_analysis_support import IRREDUCIBLE, PERSONALITY, Names, labels, parse_function
 from gctoy.errors import GCToyError
 from gctoy.ir.analysis import DominatorTree
 
@@ -34,19 +34,6 @@ inner.latch:
   br label %inner
 outer.latch:
   br i1 %c, label %outer, label %exit
-exit:
-  ret void
-}
-"""
-
-IRREDUCIBLE = """
-define void @irr(i1 %c) {
-entry:
-  br i1 %c, label %a, label %b
-a:
-  br i1 %c, label %b, label %exit
-b:
-  br label %a
 exit:
   ret void
 }

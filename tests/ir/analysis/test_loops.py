@@ -1,7 +1,7 @@
 """Backedges, natural loops and their nesting."""
 from __future__ import annotations
 
-from ir_analysis_support import Names, labels, parse_function
+from ir_analysis_support import IRREDUCIBLE, Names, edge_names, labels, parse_function
 from gctoy.ir.analysis import DominatorTree, LoopInfo, backedges, is_reducible, natural_loops
 
 NESTED = """
@@ -37,23 +37,6 @@ bail:
   ret void
 }
 """
-
-IRREDUCIBLE = """
-define void @irr(i1 %c) {
-entry:
-  br i1 %c, label %a, label %b
-a:
-  br i1 %c, label %b, label %exit
-b:
-  br label %a
-exit:
-  ret void
-}
-"""
-
-
-def edge_names(es):
-    return [(e.source.name, e.target.name) for e in es]
 
 
 def test_backedges():
