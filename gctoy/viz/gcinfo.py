@@ -1,0 +1,112 @@
+"""A byte explorer for x86 GC info: every byte of a blob next to the meaning its decoder gave it.
+
+The input is the blob and its regions, each a list of `TableEntry` produced by a decoder (header
+explanation, info tables, pointer table). The output is a table, as text (for tests and plain
+output) or HTML (for the book), with one row per entry::
+
+    offset  bytes        region         code   meaning
+    0x0000  36           method size           methodSize = 54
+    0x0001  D4           header                shortcut row 0x54 (...)
+    ...
+    0x0012  F1 79        pointer table  0011   reg EDI becoming live
+
+Rows can be highlighted (the entries a query at some code offset has applied), and bytes no
+decoder explained show up as their own rows, so a gap in a decoder cannot hide.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from ..coreclr.entries import TableEntry
+
+#: Background colour of each region name (others get grey).
+REGION_COLOURS = {
+    "method size": "#eceff1",
+    "header": "#e3f2fd",
+    "epilog table": "#fff3e0",
+    "argTabOffset": "#f3e5f5",
+    "no-GC regions": "#fce4ec",
+    "untracked locals": "#e8f5e9",
+    "stack lifetimes": "#fffde7",
+    "pointer table": "#ede7f6",
+}
+UNEXPLAINED = "(not explained)"
+
+
+@dataclass(frozen=True)
+class Region:
+    """A named part of a blob and the entries its decoder read."""
+
+    name: str
+    entries: tuple[TableEntry, ...]
+
+
+@dataclass(frozen=True)
+class ByteRow:
+    """One row of the explorer: an entry's bytes and meaning, or a run of unexplained bytes."""
+
+    start: int
+    end: int
+    region: str
+    code_offset: int | None
+    kind: str
+    text: str
+
+
+def byte_rows(data: bytes, regions: list[Region]) -> list[ByteRow]:
+    """Rows for every entry of every region, in byte order, with gaps shown as unexplained rows."""
+    rows = [ByteRow(e.start, e.end, r.name, e.code_offset, e.kind, e.text or "")
+            for r in regions for e in r.entries]
+    rows.sort(key=lambda row: (row.start, row.end))
+    out: list[ByteRow] = []
+    pos = 0
+    for row in rows:
+        if row.start > pos:
+            out.append(ByteRow(pos, row.start, UNEXPLAINED, None, "gap", ""))
+        out.append(row)
+        pos = max(pos, row.end)
+    if pos < len(data):
+        out.append(ByteRow(pos, len(data), UNEXPLAINED, None, "gap", ""))
+    return out
+
+
+def _hex(data: bytes, row: ByteRow) -> str:
+    return " ".join(f"{b:02X}" for b in data[row.start:row.end])
+
+
+def explorer_text(data: bytes, regions: list[Region], *, highlight: frozenset[int] = frozenset(),
+                  max_bytes: int = 8) -> str:
+    """The explorer as plain text; rows whose start is in ``highlight`` are marked with ``>``."""
+    lines = [f"  {'offset':<7} {'bytes':<{3 * max_bytes}} {'region':<17} {'code':<5} meaning"]
+    for row in byte_rows(data, regions):
+        shown = _hex(data, row)
+        if len(shown) > 3 * max_bytes - 1:
+            shown = shown[: 3 * max_bytes - 5] + " ..."
+        code = f"{row.code_offset:04X}" if row.code_offset is not None else ""
+        mark = ">" if row.start in highlight else " "
+        lines.append(f"{mark} {row.start:#06x}  {shown:<{3 * max_bytes}} {row.region:<17} {code:<5} {row.text}")
+    return "\n".join(lines)
+
+
+def explorer_html(data: bytes, regions: list[Region], *, highlight: frozenset[int] = frozenset(),
+                  caption: str | None = None, footer: str | None = None) -> str:
+    """The explorer as an HTML table; each byte carries its meaning as a tooltip."""
+    cells = []
+    for row in byte_rows(data, regions):
+        colour = REGION_COLOURS.get(row.region, "#f5f5f5")
+        weight = "font-weight:bold;outline:2px solid #b26a00;" if row.start in highlight else ""
+        title = html.escape(row.text or row.region, quote=True)
+        byte_spans = " ".join(f'<span title="{title}">{b:02X}</span>' for b in data[row.start:row.end])
+        code = f"{row.code_offset:04X}" if row.code_offset is not None else ""
+        cells.append(
+            f'<tr style="background:{colour};{weight}"><td>{row.start:#06x}</td>'
+            f'<td style="white-space:nowrap">{byte_spans}</td><td>{html.escape(row.region)}</td>'
+            f"<td>{code}</td><td>{html.escape(row.text)}</td></tr>"
+        )
+    head = f"<div style='margin-bottom:4px'>{caption}</div>" if caption else ""
+    foot = f"<div style='margin-top:4px'>{footer}</div>" if footer else ""
+    return (head + '<table style="font-family:monospace;font-size:12px;border-collapse:collapse">'
+            "<tr><th>offset</th><th>bytes</th><th>region</th><th>code</th><th>meaning</th></tr>"
+            + "".join(cells) + "</table>" + foot)

@@ -1,0 +1,42 @@
+"""The GC-info byte explorer: rows in byte order, gaps shown, highlights, HTML tooltips."""
+
+from __future__ import annotations
+
+from gctoy.coreclr.entries import TableEntry
+from gctoy.coreclr.header_explain import explain_header
+from gctoy.viz.gcinfo import UNEXPLAINED, Region, byte_rows, explorer_html, explorer_text
+
+SOS_HEADER = bytes.fromhex("D48CC7AA93F34005")
+
+
+def _regions(data):
+    _, entries, _ = explain_header(data, 5, 1)
+    return [Region("method size", (TableEntry(0, 1, None, "size", "methodSize = 54"),)),
+            Region("header", tuple(entries))]
+
+
+def test_rows_cover_every_byte_in_order():
+    data = b"\x36" + SOS_HEADER + b"\xAB\xCD"
+    rows = byte_rows(data, _regions(data))
+    assert rows[0].region == "method size" and rows[1].region == "header"
+    assert all(a.end == b.start for a, b in zip(rows, rows[1:]))
+    assert rows[-1].end == len(data)
+    assert rows[-1].region == UNEXPLAINED and rows[-1].start == 1 + len(SOS_HEADER)
+
+
+def test_text_marks_highlighted_rows_and_shows_bytes():
+    data = b"\x36" + SOS_HEADER
+    text = explorer_text(data, _regions(data), highlight=frozenset({6}))
+    lines = text.splitlines()
+    marked = [line for line in lines if line.startswith(">")]
+    assert len(marked) == 1 and "F3" in marked[0] and "NEXT_THREE_PROLOGSIZE" in marked[0]
+    assert any("D4" in line and "shortcut row 0x54" in line for line in lines)
+
+
+def test_html_escapes_and_tooltips():
+    data = b"\x01\x02"
+    regions = [Region("pointer table", (TableEntry(0, 1, 3, "call", "call [ EDI ] <a>"),))]
+    page = explorer_html(data, regions, highlight=frozenset({0}))
+    assert "&lt;a&gt;" in page and "<a>" not in page
+    assert 'title="call [ EDI ] &lt;a&gt;"' in page
+    assert "outline" in page and UNEXPLAINED in page and "0003" in page
