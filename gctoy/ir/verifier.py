@@ -6,7 +6,7 @@ LLVM's (a subset): one terminator per block and only at its end, phis first
 and agreeing with the predecessors, every use dominated by its definition,
 operand types that fit, and for ``gc.statepoint`` the layout of its operands,
 relocate indices inside the GC pointer section and tokens used only by
-``gc.relocate``/``gc.result``.
+``gc.relocate``/``gc.result``; and the gcroot/gcread/gcwrite rules of gcroot_rules.py.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import VerifyError
 from . import instructions as I
+from .gcroot_rules import gc_intrinsic_problems
 from .intrinsics import is_relocate_name, is_result_name
 from .module import Module
 from .statepoint import Statepoint, StatepointForm, source_location, token_statepoint
@@ -83,6 +84,8 @@ class _FunctionVerifier:
         self.dominance()
         self.types()
         self.statepoints()
+        for p in gc_intrinsic_problems(fn):
+            self.report(p.call, p.message)
         return self.problems
 
     # -- blocks and terminators ----------------------------------------------------
