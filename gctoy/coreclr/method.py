@@ -41,6 +41,7 @@ from .codecs import U32_MAX, GCInfoEncodeError, decode_unsigned, encode_unsigned
 from .entries import TableEntry
 from . import header as _hdr
 from .header import CURRENT_VERSION, SET_EPILOGCNT_MAX, SET_UNTRACKED_MAX, InfoHdr, decode_header, encode_header
+from .header_explain import explain_header
 from .info_tables import (
     Lifetime,
     NoGCRegion,
@@ -264,6 +265,10 @@ def _header_entries(data: bytes, start: int, end: int, version: int) -> tuple[tu
             pos = nxt
     if pos != end:
         raise AssertionError("header walk disagrees with decode_header")  # pragma: no cover
+    # Same spans as header_explain's entries, whose texts say what each byte does.
+    explained = explain_header(data, version, start)[1]
+    if [(e.start, e.end) for e in explained] == [(e.start, e.end) for e in entries]:
+        entries = [dataclasses.replace(e, text=x.text) for e, x in zip(entries, explained)]
     return tuple(entries), frozenset(used)
 
 

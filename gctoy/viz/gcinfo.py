@@ -25,11 +25,11 @@ from ..coreclr.entries import TableEntry
 REGION_COLOURS = {
     "method size": "#eceff1",
     "header": "#e3f2fd",
-    "epilog table": "#fff3e0",
+    "epilogs": "#fff3e0",
     "argTabOffset": "#f3e5f5",
     "no-GC regions": "#fce4ec",
-    "untracked locals": "#e8f5e9",
-    "stack lifetimes": "#fffde7",
+    "untracked": "#e8f5e9",
+    "lifetimes": "#fffde7",
     "pointer table": "#ede7f6",
 }
 UNEXPLAINED = "(not explained)"
@@ -37,7 +37,8 @@ UNEXPLAINED = "(not explained)"
 
 @dataclass(frozen=True)
 class Region:
-    """A named part of a blob and the entries its decoder read."""
+    """A named part of a blob and the entries its decoder read (anything with ``name`` and
+    ``entries`` will do, e.g. the regions of `gctoy.coreclr.method.decode_with_entries`)."""
 
     name: str
     entries: tuple[TableEntry, ...]
