@@ -67,8 +67,10 @@ def test_header_fields_use_coreclr_names():
 def test_method_regions_carry_the_explanations():
     from gctoy.coreclr.method import MethodGCInfo, decode_with_entries, encode
 
-    blob = encode(MethodGCInfo.create(0x40, decode_header(SOS_SAMPLE, 5)[0].__class__(
-        prolog_size=19, epilog_size=8, ebp_frame=True, ebp_saved=True, arg_count=4, frame_size=1)))
+    from gctoy.coreclr.header import InfoHdr
+
+    blob = encode(MethodGCInfo.create(0x40, InfoHdr(prolog_size=19, epilog_size=8, ebp_frame=True,
+                                                    ebp_saved=True, arg_count=4, frame_size=1)))
     header = next(r for r in decode_with_entries(blob).regions if r.name == "header")
     assert [e.text for e in header.entries] == [e.text for e in explain_header(blob, 5, 1)[1]]
     assert header.entries[0].text.startswith("shortcut row")
