@@ -111,3 +111,69 @@ def explorer_html(data: bytes, regions: list[Region], *, highlight: frozenset[in
     return (head + '<table style="font-family:monospace;font-size:12px;border-collapse:collapse">'
             "<tr><th>offset</th><th>bytes</th><th>region</th><th>code</th><th>meaning</th></tr>"
             + "".join(cells) + "</table>" + foot)
+
+
+# --------------------------------------------------------------------------- per code offset
+
+
+@dataclass(frozen=True)
+class OffsetPage:
+    """What the explorer shows for one code offset: the entries in force and the live references."""
+
+    offset: int
+    where: str  # "prolog", "epilog" or "body"
+    highlight: frozenset[int]  # start bytes of the entries that describe this offset
+    refs: tuple[str, ...]  # live references, as the runtime would report them for the innermost frame
+    caller_refs: tuple[str, ...]  # ... and for a frame whose return address is this offset
+
+
+def _ref_text(ref) -> str:
+    flags = [f for f, on in (("interior", ref.interior), ("pinned", ref.pinned)) if on]
+    return ref.location + (f" ({', '.join(flags)})" if flags else "")
+
+
+def offset_pages(blob: bytes, version: int = 5, offsets: range | None = None) -> list[OffsetPage]:
+    """One page per code offset (default: every offset of the method) of a whole GC-info blob.
+
+    Highlighted: the untracked entries (always in force in the body), the lifetime entries whose
+    range holds the offset, and in the pointer table the entries applied so far (fully
+    interruptible: every entry up to the offset) or the call site at exactly this offset
+    (partially interruptible tables only describe call sites).
+    """
+    from ..coreclr.gcrefs import code_region, gc_refs_at
+    from ..coreclr.method import decode_with_entries
+
+    decoded = decode_with_entries(blob, version)
+    info = decoded.info
+    regions = {r.name: r for r in decoded.regions}
+    full = info.header.interruptible
+    pages = []
+    for offset in offsets if offsets is not None else range(info.method_size + 1):
+        where = code_region(info, offset)[0]
+        marks: set[int] = set()
+        if where == "body":
+            if "untracked" in regions:
+                marks |= {e.start for e in regions["untracked"].entries}
+            if "lifetimes" in regions:
+                marks |= {e.start for e, life in zip(regions["lifetimes"].entries, info.lifetimes)
+                          if life.begin <= offset < life.end}
+            for e in regions["pointer table"].entries:
+                if e.code_offset is None or e.text is None:
+                    continue
+                if (full and e.code_offset <= offset) or (not full and e.code_offset == offset):
+                    marks.add(e.start)
+        refs = tuple(map(_ref_text, gc_refs_at(blob, offset, active_frame=True, version=version)))
+        caller = tuple(map(_ref_text, gc_refs_at(blob, offset, active_frame=False, version=version)))
+        pages.append(OffsetPage(offset, where, frozenset(marks), refs, caller))
+    return pages
+
+
+def offset_page_html(blob: bytes, page: OffsetPage, regions) -> str:
+    """The explorer for one code offset, with the live references under it."""
+    def refs(items: tuple[str, ...]) -> str:
+        return html.escape(", ".join(items)) if items else "<i>nothing</i>"
+
+    caption = (f"<b>code offset {page.offset:04X}</b> &middot; in the {page.where}"
+               f"<br>live (innermost frame): {refs(page.refs)}"
+               f"<br>live (a caller whose return address is here): {refs(page.caller_refs)}")
+    return explorer_html(blob, list(regions), highlight=page.highlight, caption=caption)

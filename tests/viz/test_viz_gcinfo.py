@@ -40,3 +40,35 @@ def test_html_escapes_and_tooltips():
     assert "&lt;a&gt;" in page and "<a>" not in page
     assert 'title="call [ EDI ] &lt;a&gt;"' in page
     assert "outline" in page and UNEXPLAINED in page and "0003" in page
+
+
+def _method_blob():
+    from gctoy.coreclr import InfoHdr, Lifetime, MethodGCInfo, UntrackedSlot, encode
+    from gctoy.coreclr.ptrtab_ebp import CallSite, EbpTable
+
+    hdr = InfoHdr(prolog_size=6, epilog_size=4, ebp_frame=True, ebp_saved=True, esi_saved=True, frame_size=3)
+    return encode(MethodGCInfo.create(
+        0x30, hdr, epilogs=(0x2C,), untracked=(UntrackedSlot(-8),), lifetimes=(Lifetime(12, 0x0A, 0x14),),
+        pointer_table=EbpTable(calls=(CallSite(0x14, regs=("ESI",)),))))
+
+
+def test_offset_pages_follow_the_runtime():
+    from gctoy.coreclr.method import decode_with_entries
+    from gctoy.viz.gcinfo import offset_page_html, offset_pages
+
+    blob = _method_blob()
+    pages = offset_pages(blob)
+    assert len(pages) == 0x31 and [p.offset for p in pages] == list(range(0x31))
+    assert pages[2].where == "prolog" and pages[2].refs == () and pages[2].highlight == frozenset()
+    assert pages[0x10].refs == ("[EBP-08H]", "[EBP-0CH]")
+    # at the call's return address: the lifetime has ended for the leaf, not for a caller
+    assert pages[0x14].refs == ("ESI", "[EBP-08H]")
+    assert pages[0x14].caller_refs == ("ESI", "[EBP-08H]", "[EBP-0CH]")
+    regions = {r.name: r for r in decode_with_entries(blob).regions}
+    call = regions["pointer table"].entries[0]
+    assert call.start in pages[0x14].highlight and call.start not in pages[0x13].highlight
+    life = regions["lifetimes"].entries[0]
+    assert life.start in pages[0x0A].highlight and life.start not in pages[0x14].highlight
+    page = offset_page_html(blob, pages[0x14], regions.values())
+    assert "code offset 0014" in page and "[EBP-0CH]" in page
+
