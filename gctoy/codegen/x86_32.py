@@ -1,0 +1,669 @@
+"""Lower abstract-machine IR (before RS4GC) to x86-32 with CoreCLR's JIT32 conventions.
+
+CoreCLR's x86 JIT has no statepoints: GC pointers stay ordinary values, and the GC info
+says, for each call site, which frame slots (and registers) hold live GC pointers there. So
+this generator takes the IR *as the front end wrote it* (plain calls, GC pointers in
+addrspace(1)) and records, for every call, the label of its return address and the stack
+depth; gctoy.coreclr.emit_gcinfo turns that plus the IR's liveness into a ``MethodGCInfo``.
+
+Like x86_64.py it does not optimise: every SSA value has its own 8-byte slot (frame32.py),
+and each instruction loads its operands into scratch registers, computes, and stores back.
+A value is held as a register *pair* ``hi:lo`` zero-extended to 64 bits: operand A in
+``edx:eax``, operand B in ``ebx:ecx``, ``esi``/``edi`` as temporaries. i64 arithmetic is done on
+the pairs (add/adc, sub/sbb, a 64-bit multiply from three 32-bit ones, double shifts with
+the count >= 32 fixed up, compares on the high then the low words); narrower values are
+computed the same way and re-normalised to their width; sdiv/udiv/srem/urem call the
+runtime helpers ``__gctoy_i64_sdiv`` and friends (the JIT calls CORINFO_HELP_LDIV & co. too).
+
+The convention (JIT32, "managed" x86): the first two arguments of at most 32 bits go in
+ECX and EDX, the others (every i64 among them) are pushed left to right, and the callee
+pops them (``ret n``). Results come back in EAX, i64 in EDX:EAX. EBX, ESI, EDI, EBP are
+callee-saved. (CoreCLR's managed convention pushes left to right, the reverse of cdecl; so
+does ``Machine``'s ``jit32`` convention.)
+
+Every method has one epilog, at its end: a ``ret`` jumps there. That is the shape the GC
+info header describes with ``epilogCount = 1, epilogAtEnd = 1``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..emu import Image
+from ..ir import instructions as I
+from ..ir.module import Module
+from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type, is_gc_pointer
+from ..ir.values import (
+    Argument,
+    ConstantExpr,
+    ConstantInt,
+    ConstantNull,
+    Function,
+    GlobalVariable,
+    Poison,
+    Undef,
+    Value,
+    ZeroInitializer,
+)
+from .frame import CodegenError, field_offset, size_of
+from .frame32 import (
+    CALLEE_SAVED,
+    EBP_FRAME_THRESHOLD,
+    FRAME_KINDS,
+    Frame32,
+    place_arguments,
+    stack_words,
+    value_bits,
+)
+from .x86_64 import _check_symbol, _data_text, _signed, _strip_casts, _unsigned, constant_address
+
+#: runtime helpers for the 64-bit divisions (each takes two i64 on the stack, returns i64)
+DIV_HELPERS = {"sdiv": "__gctoy_i64_sdiv", "udiv": "__gctoy_i64_udiv",
+               "srem": "__gctoy_i64_srem", "urem": "__gctoy_i64_urem"}
+_UNSIGNED_CC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
+                "sgt": "a", "sge": "ae", "slt": "b", "sle": "be"}
+_HIGH_CC = {"ugt": "a", "uge": "a", "ult": "b", "ule": "b", "sgt": "g", "sge": "g", "slt": "l", "sle": "l"}
+_PAIRWISE = {"add": ("add", "adc"), "sub": ("sub", "sbb"), "and": ("and", "and"),
+             "or": ("or", "or"), "xor": ("xor", "xor")}
+_LOW = {"eax": {4: "eax", 2: "ax", 1: "al"}, "ecx": {4: "ecx", 2: "cx", 1: "cl"},
+        "edx": {4: "edx", 2: "dx", 1: "dl"}, "ebx": {4: "ebx", 2: "bx", 1: "bl"}}
+_WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
+A = ("eax", "edx")  # (lo, hi)
+B = ("ecx", "ebx")
+
+
+@dataclass(frozen=True)
+class CallSite32:
+    """One call in the code: the label of its return address, the IR call, the stack depth there."""
+
+    label: str
+    #: the IR call, or the division instruction a runtime helper computes
+    call: I.Instruction
+    #: bytes of outgoing arguments still pushed at the return address (after the callee popped its own)
+    pushed: int
+    #: DWORDs the callee popped
+    popped: int
+    #: the runtime helper called for a division (``call`` is the division instruction then)
+    helper: str | None = None
+
+
+@dataclass(frozen=True)
+class Push32:
+    """One ``push`` of an outgoing argument DWORD: the label just after it."""
+
+    label: str
+    #: whether the DWORD pushed is a GC pointer (the low dword of one)
+    gc_pointer: bool
+
+
+@dataclass(frozen=True)
+class CompiledFunction32:
+    """One lowered function: address, frame, and the labels the GC info needs."""
+
+    name: str
+    address: int
+    frame: Frame32
+    calls: tuple[CallSite32, ...]
+    pushes: tuple[Push32, ...]
+    #: labels in the text: the end of the prolog, the start of the epilog, the end of the method
+    prolog_end: str
+    epilog: str
+    end: str
+    #: fully interruptible methods: (label, IR instruction) at the start of each instruction's code,
+    #: the points where every value sits in its slot and no register holds a GC pointer
+    safe_points: tuple[tuple[str, I.Instruction], ...] = ()
+
+    @property
+    def fully_interruptible(self) -> bool:
+        """Whether the method may be stopped between any two of its IR instructions."""
+        return bool(self.safe_points)
+
+
+@dataclass(frozen=True)
+class CompiledModule32:
+    """Assembly text, data text, the lowered functions and the assembled x86-32 image."""
+
+    asm_text: str
+    data_text: str
+    functions: tuple[CompiledFunction32, ...]
+    natives: tuple[str, ...]
+    image: Image
+    module: Module | None = field(default=None, compare=False)
+
+    def function(self, name: str) -> CompiledFunction32:
+        """The lowered function of that name."""
+        for f in self.functions:
+            if f.name == name:
+                return f
+        raise CodegenError(f"no compiled function @{name}")
+
+
+def _call_types(call: I.CallBase) -> list[Type]:
+    return [a.type for a in call.args]
+
+
+class _Lowering32:
+    """Emits the assembly of one function (one frame kind, one set of saved registers)."""
+
+    def __init__(self, fn: Function, ebp_frame: bool, saved: tuple[str, ...], interruptible: bool = False) -> None:
+        self.fn = fn
+        self.interruptible = interruptible
+        self.safe_points: list[tuple[str, I.Instruction]] = []
+        self.name = _check_symbol(fn.name)
+        self.frame = Frame32(fn, ebp_frame, saved)
+        self.lines: list[str] = []
+        self.body: list[str] = []
+        self.pushed = 0
+        self.calls: list[CallSite32] = []
+        self.pushes: list[Push32] = []
+        self.callees: list[str] = []
+        self.block_labels = {id(b): f"{self.name}.bb{i}" for i, b in enumerate(fn.blocks)}
+        self._n = 0
+
+    # ----------------------------------------------------------------- helpers
+
+    def emit(self, line: str) -> None:
+        self.body.append("    " + line)
+
+    def label(self, name: str) -> None:
+        self.body.append(f"{name}:")
+
+    def fresh(self, hint: str) -> str:
+        self._n += 1
+        return f"{self.name}.{hint}{self._n}"
+
+    def slot(self, local: int, half: int = 0) -> str:
+        return "dword ptr " + self.frame.address(local + 4 * half, self.pushed)
+
+    def load(self, pair: tuple[str, str], v: Value) -> None:
+        """A value, zero-extended to 64 bits, into a (lo, hi) register pair."""
+        lo, hi = pair
+        v = _strip_casts(v)
+        if isinstance(v, ConstantInt):
+            bits = _unsigned(v.value, value_bits(v.type))
+            self.emit(f"mov {lo}, {bits & 0xFFFFFFFF}")
+            self.emit(f"mov {hi}, {bits >> 32}")
+        elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
+            self.emit(f"xor {lo}, {lo}")
+            self.emit(f"xor {hi}, {hi}")
+        elif isinstance(v, (Function, GlobalVariable)):
+            self.emit(f"mov {lo}, {_check_symbol(v.name)}")
+            self.emit(f"xor {hi}, {hi}")
+        elif isinstance(v, I.Alloca):
+            self.emit(f"lea {lo}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
+            self.emit(f"xor {hi}, {hi}")
+        elif isinstance(v, (Argument, I.Instruction)):
+            local = self.frame.local(v)
+            self.emit(f"mov {lo}, {self.slot(local)}")
+            self.emit(f"mov {hi}, {self.slot(local, 1)}")
+        elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
+            base, offset = constant_address(v)
+            self.emit(f"mov {lo}, {_check_symbol(base.name)}")
+            if offset:
+                self.emit(f"add {lo}, {_signed(offset, 32)}")
+            self.emit(f"xor {hi}, {hi}")
+        else:
+            raise CodegenError(f"operand {v!r} is not supported by the x86-32 code generator")
+
+    def load_lo(self, reg: str, v: Value) -> None:
+        """Only the low dword of a value (addresses, conditions, shift counts)."""
+        v = _strip_casts(v)
+        if isinstance(v, (Argument, I.Instruction)) and not isinstance(v, I.Alloca):
+            self.emit(f"mov {reg}, {self.slot(self.frame.local(v))}")
+        elif isinstance(v, ConstantInt):
+            self.emit(f"mov {reg}, {_unsigned(v.value, value_bits(v.type)) & 0xFFFFFFFF}")
+        else:
+            self.load((reg, "edi"), v)
+
+    def store(self, v: Value, pair: tuple[str, str] = A, local: int | None = None) -> None:
+        local = self.frame.local(v) if local is None else local
+        self.emit(f"mov {self.slot(local)}, {pair[0]}")
+        self.emit(f"mov {self.slot(local, 1)}, {pair[1]}")
+
+    def normalize(self, bits: int, pair: tuple[str, str] = A) -> None:
+        """Zero-extend the low ``bits`` of a pair to 64 (the slot invariant)."""
+        lo, hi = pair
+        if bits >= 64:
+            return
+        if bits > 32:
+            self.emit(f"and {hi}, {(1 << (bits - 32)) - 1}")
+            return
+        if bits < 32:
+            self.emit(f"and {lo}, {(1 << bits) - 1}")
+        self.emit(f"xor {hi}, {hi}")
+
+    def sign_extend(self, bits: int, pair: tuple[str, str] = A) -> None:
+        """Sign-extend the low ``bits`` of a pair to 64."""
+        lo, hi = pair
+        if bits >= 64:
+            return
+        if bits > 32:
+            self.emit(f"shl {hi}, {64 - bits}")
+            self.emit(f"sar {hi}, {64 - bits}")
+            return
+        if bits < 32:
+            self.emit(f"shl {lo}, {32 - bits}")
+            self.emit(f"sar {lo}, {32 - bits}")
+        self.emit(f"mov {hi}, {lo}")
+        self.emit(f"sar {hi}, 31")
+
+    def result(self, inst: I.Instruction, pair: tuple[str, str] = A) -> None:
+        self.normalize(value_bits(inst.type), pair)
+        self.store(inst, pair)
+
+    # ----------------------------------------------------------------- function
+
+    def lower(self) -> list[str]:
+        fn, frame = self.fn, self.frame
+        self.label(f"{self.name}.prolog_end")
+        for local in frame.gc_alloca_fields:
+            self.emit(f"mov {self.slot(local)}, 0")
+            self.emit(f"mov {self.slot(local, 1)}, 0")
+        places, _ = place_arguments([a.type for a in fn.args])
+        for arg, place in zip(fn.args, places):
+            local = frame.local(arg)
+            if place.register is not None:
+                self.emit(f"mov {self.slot(local)}, {place.register}")
+                self.emit(f"mov {self.slot(local, 1)}, 0")
+            else:
+                for half in range(stack_words(arg.type)):
+                    self.emit(f"mov eax, dword ptr {frame.incoming(place.stack_offset + 4 * half, self.pushed)}")
+                    self.emit(f"mov {self.slot(local, half)}, eax")
+                if stack_words(arg.type) == 1:
+                    self.emit(f"mov {self.slot(local, 1)}, 0")
+        for block in fn.blocks:
+            self.label(self.block_labels[id(block)])
+            for phi in block.phis():
+                self.emit(f"mov eax, {self.slot(frame.shadow(phi))}")
+                self.emit(f"mov edx, {self.slot(frame.shadow(phi), 1)}")
+                self.store(phi)
+            for inst in block.instructions:
+                if isinstance(inst, I.Phi):
+                    continue
+                if inst.is_terminator:
+                    self.phi_copies(block)
+                elif self.interruptible:
+                    label = self.fresh("gc")
+                    self.label(label)
+                    self.safe_points.append((label, inst))
+                self.instruction(inst)
+        self.label(f"{self.name}.epilog")
+        return self.prolog() + self.body + self.epilog() + [f"{self.name}.end:"]
+
+    def prolog(self) -> list[str]:
+        frame = self.frame
+        out = [f"{self.name}:"]
+        if frame.ebp_frame:
+            out += ["    push ebp", "    mov ebp, esp"]
+        out += [f"    push {r}" for r in frame.saved]
+        if frame.size:
+            out.append(f"    sub esp, {frame.size}")
+        return out
+
+    def epilog(self) -> list[str]:
+        frame = self.frame
+        out = []
+        if frame.ebp_frame:
+            if frame.saved:
+                out.append(f"    lea esp, [ebp - {4 * len(frame.saved)}]")
+            else:
+                out.append("    mov esp, ebp")
+        elif frame.size:
+            out.append(f"    add esp, {frame.size}")
+        out += [f"    pop {r}" for r in reversed(frame.saved)]
+        if frame.ebp_frame:
+            out.append("    pop ebp")
+        out.append(f"    ret {frame.arg_size}" if frame.arg_size else "    ret")
+        return out
+
+    def phi_copies(self, block) -> None:
+        """Write the incoming values of every successor phi to the phis' shadow slots."""
+        seen: set[int] = set()
+        for succ in block.successors:
+            if id(succ) in seen:
+                continue
+            seen.add(id(succ))
+            for phi in succ.phis():
+                self.load(A, phi.value_for(block))
+                self.store(phi, A, self.frame.shadow(phi))
+
+    # ----------------------------------------------------------------- instructions
+
+    def instruction(self, inst: I.Instruction) -> None:
+        method = getattr(self, f"lower_{type(inst).__name__}", None)
+        if method is None:
+            raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-32 code generator")
+        method(inst)
+
+    def lower_Alloca(self, inst: I.Alloca) -> None:
+        """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
+
+    def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
+        bits = value_bits(inst.type)
+        op = inst.opcode
+        if op in DIV_HELPERS:
+            self.division(inst, bits)
+            return
+        self.load(A, inst.ops[0])
+        self.load(B, inst.ops[1])
+        if op in _PAIRWISE:
+            lo_op, hi_op = _PAIRWISE[op]
+            self.emit(f"{lo_op} eax, ecx")
+            self.emit(f"{hi_op} edx, ebx")
+        elif op == "mul":
+            # (ah:al) * (bh:bl) mod 2^64 = al*bl + ((ah*bl + al*bh) << 32)
+            self.emit("mov esi, edx")
+            self.emit("imul esi, ecx")
+            self.emit("mov edi, ebx")
+            self.emit("imul edi, eax")
+            self.emit("add esi, edi")
+            self.emit("mul ecx")
+            self.emit("add edx, esi")
+        elif op in ("shl", "lshr", "ashr"):
+            self.shift(op, bits)
+        else:
+            raise CodegenError(f"'{op}' is not supported by the x86-32 code generator")
+        self.result(inst)
+
+    def shift(self, op: str, bits: int) -> None:
+        """A 64-bit shift of edx:eax by cl: the double shift handles counts < 32, then a fix-up."""
+        if op == "ashr":
+            self.sign_extend(bits, A)
+        done = self.fresh("shift")
+        if op == "shl":
+            self.emit("shld edx, eax, cl")
+            self.emit("shl eax, cl")
+            self.emit("test cl, 32")
+            self.emit(f"je {done}")
+            self.emit("mov edx, eax")
+            self.emit("xor eax, eax")
+        else:
+            self.emit("shrd eax, edx, cl")
+            self.emit(f"{'sar' if op == 'ashr' else 'shr'} edx, cl")
+            self.emit("test cl, 32")
+            self.emit(f"je {done}")
+            self.emit("mov eax, edx")
+            self.emit("sar edx, 31" if op == "ashr" else "xor edx, edx")
+        self.label(done)
+
+    def division(self, inst: I.BinaryOp, bits: int) -> None:
+        """Both operands (sign- or zero-extended to i64) pushed, then the runtime helper."""
+        signed = inst.opcode in ("sdiv", "srem")
+        start = self.pushed
+        for operand in inst.ops:
+            self.load(A, operand)
+            if signed:
+                self.sign_extend(bits, A)
+            self.push("edx", False)
+            self.push("eax", False)
+        helper = DIV_HELPERS[inst.opcode]
+        self.callees.append(helper)
+        self.emit(f"call {helper}")
+        self.after_call(inst, start, 4, helper)
+        self.result(inst)
+
+    def push(self, operand: str, gc_pointer: bool) -> None:
+        self.emit(f"push {operand}")
+        self.pushed += 4
+        label = self.fresh("push")
+        self.label(label)
+        self.pushes.append(Push32(label, gc_pointer))
+
+    def after_call(self, call: I.Instruction, depth: int, popped: int, helper: str | None = None) -> None:
+        label = self.fresh("ret")
+        self.label(label)
+        self.pushed = depth
+        self.calls.append(CallSite32(label, call, depth, popped, helper))
+
+    def lower_ICmp(self, inst: I.ICmp) -> None:
+        bits = value_bits(inst.ops[0].type)
+        pred = inst.predicate
+        self.load(A, inst.ops[0])
+        self.load(B, inst.ops[1])
+        if pred in ("eq", "ne"):
+            self.emit("xor eax, ecx")
+            self.emit("xor edx, ebx")
+            self.emit("or eax, edx")
+            self.emit(f"set{_UNSIGNED_CC[pred]} al")
+        else:
+            if pred.startswith("s"):
+                self.sign_extend(bits, A)
+                self.sign_extend(bits, B)
+            high, done = self.fresh("hi"), self.fresh("cmp")
+            self.emit("cmp edx, ebx")
+            self.emit(f"jne {high}")
+            self.emit("cmp eax, ecx")
+            self.emit(f"set{_UNSIGNED_CC[pred]} al")
+            self.emit(f"jmp {done}")
+            self.label(high)
+            self.emit(f"set{_HIGH_CC[pred]} al")
+            self.label(done)
+        self.emit("movzx eax, al")
+        self.emit("xor edx, edx")
+        self.store(inst)
+
+    def lower_Select(self, inst: I.Select) -> None:
+        self.load(A, inst.true_value)
+        self.load(B, inst.false_value)
+        self.load_lo("esi", inst.condition)
+        self.emit("test esi, esi")
+        self.emit("cmove eax, ecx")
+        self.emit("cmove edx, ebx")
+        self.result(inst)
+
+    def lower_Cast(self, inst: I.Cast) -> None:
+        if inst.opcode not in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"):
+            raise CodegenError(f"cast '{inst.opcode}' is not supported by the x86-32 code generator")
+        self.load(A, inst.value)
+        if inst.opcode == "sext":
+            self.sign_extend(value_bits(inst.value.type), A)
+        self.result(inst)
+
+    def lower_Load(self, inst: I.Load) -> None:
+        size = self.access_size(inst.type)
+        self.load_lo("esi", inst.pointer)
+        if size == 8 and not isinstance(inst.type, PointerType):
+            self.emit("mov eax, dword ptr [esi]")
+            self.emit("mov edx, dword ptr [esi + 4]")
+        elif size in (4, 8):
+            self.emit("mov eax, dword ptr [esi]")  # a pointer: the low half of its 8-byte field
+            self.emit("xor edx, edx")
+        else:
+            self.emit(f"movzx eax, {_WORD[size]} ptr [esi]")
+            self.emit("xor edx, edx")
+        self.result(inst)
+
+    def lower_Store(self, inst: I.Store) -> None:
+        size = self.access_size(inst.value.type)
+        self.load(A, inst.value)
+        self.load_lo("esi", inst.pointer)
+        if size == 8:
+            # An i64, or a pointer whose 8-byte field gets a zero upper half (edx is 0 for pointers).
+            self.emit("mov dword ptr [esi], eax")
+            self.emit("mov dword ptr [esi + 4], edx")
+        else:
+            self.emit(f"mov {_WORD[size]} ptr [esi], {_LOW['eax'][size]}")
+
+    def access_size(self, ty: Type) -> int:
+        value_bits(ty)
+        return size_of(ty)
+
+    def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
+        self.load_lo("eax", inst.pointer)
+        constant = 0
+        ty: Type = inst.source_type
+        for n, idx in enumerate(inst.indices):
+            if n == 0:
+                scale = size_of(ty)
+            elif isinstance(ty, (StructType, NamedStructType)):
+                if not isinstance(idx, ConstantInt):
+                    raise CodegenError("a struct field index must be a constant")
+                constant += field_offset(ty, idx.value)
+                ty = ty.elements[idx.value]
+                continue
+            elif isinstance(ty, ArrayType):
+                ty = ty.element
+                scale = size_of(ty)
+            else:
+                raise CodegenError(f"getelementptr cannot index into {ty}")
+            if isinstance(idx, ConstantInt):
+                constant += _signed(idx.value, value_bits(idx.type)) * scale
+            else:
+                self.load_lo("ecx", idx)  # addresses are 32 bits: only the low dword matters
+                ib = value_bits(idx.type)
+                if ib < 32:
+                    self.emit(f"shl ecx, {32 - ib}")
+                    self.emit(f"sar ecx, {32 - ib}")
+                if scale != 1:
+                    self.emit(f"imul ecx, ecx, {scale}")
+                self.emit("add eax, ecx")
+        constant = _signed(constant, 32)
+        if constant:
+            self.emit(f"add eax, {constant}")
+        self.emit("xor edx, edx")
+        self.store(inst)
+
+    def lower_Br(self, inst: I.Br) -> None:
+        if inst.is_conditional:
+            true_bb, false_bb = inst.successors
+            self.load_lo("eax", inst.condition)
+            self.emit("test eax, eax")
+            self.emit(f"jne {self.block_labels[id(true_bb)]}")
+            self.emit(f"jmp {self.block_labels[id(false_bb)]}")
+        else:
+            self.emit(f"jmp {self.block_labels[id(inst.successors[0])]}")
+
+    def lower_Switch(self, inst: I.Switch) -> None:
+        bits = value_bits(inst.value.type)
+        self.load(A, inst.value)
+        for const, target in inst.cases:
+            value = _unsigned(const.value, bits)
+            skip = self.fresh("case")
+            self.emit(f"cmp eax, {value & 0xFFFFFFFF}")
+            self.emit(f"jne {skip}")
+            self.emit(f"cmp edx, {value >> 32}")
+            self.emit(f"je {self.block_labels[id(target)]}")
+            self.label(skip)
+        self.emit(f"jmp {self.block_labels[id(inst.default)]}")
+
+    def lower_Ret(self, inst: I.Ret) -> None:
+        if inst.value is not None:
+            self.load(A, inst.value)
+        self.emit(f"jmp {self.name}.epilog")
+
+    def lower_Unreachable(self, inst: I.Unreachable) -> None:
+        self.emit("ud2")
+
+    # ----------------------------------------------------------------- calls
+
+    def lower_Call(self, inst: I.Call) -> None:
+        name = inst.callee_name
+        if name is not None and name.startswith("llvm."):
+            raise CodegenError(f"intrinsic @{name} is not supported by the x86-32 code generator "
+                               "(it takes abstract-machine IR: plain calls, no statepoints)")
+        target = _strip_casts(inst.callee)
+        places, size = place_arguments(_call_types(inst))
+        start = self.pushed
+        for arg, place in zip(inst.args, places):
+            if place.register is not None:
+                continue
+            gc = is_gc_pointer(arg.type)
+            if stack_words(arg.type) == 2:
+                self.load(A, arg)
+                self.push("edx", False)
+                self.push("eax", False)
+            else:
+                self.load_lo("eax", arg)
+                self.push("eax", gc)
+        for arg, place in zip(inst.args, places):
+            if place.register is not None:
+                self.load_lo(place.register, arg)
+        if isinstance(target, Function):
+            self.callees.append(target.name)
+            self.emit(f"call {_check_symbol(target.name)}")
+        else:
+            self.load_lo("eax", target)
+            self.emit("call eax")
+        self.after_call(inst, start, size // 4)
+        if isinstance(inst.type, (IntType, PointerType)):
+            self.result(inst)  # EAX, or EDX:EAX for an i64; normalising clears EDX otherwise
+
+
+def _saved_registers_used(lines: list[str]) -> tuple[str, ...]:
+    """The callee-saved registers a body names (it only ever uses their full 32-bit names)."""
+    text = "\n".join(lines)
+    return tuple(r for r in CALLEE_SAVED if re.search(rf"\b{r}\b", text))
+
+
+def _ebp_frame(fn: Function, frame: str) -> bool:
+    if frame not in FRAME_KINDS:
+        raise CodegenError(f"unknown frame kind {frame!r}; use one of {', '.join(FRAME_KINDS)}")
+    if frame != "auto":
+        return frame == "ebp"
+    return sum(1 for _ in fn.instructions()) > EBP_FRAME_THRESHOLD
+
+
+INTERRUPTIBLE_MODES = ("auto", "never")
+
+
+def wants_full_interruptibility(fn: Function) -> bool:
+    """The JIT's rule: a method with a loop and no call in it (no GC safe point on the loop) is made
+    fully interruptible. Divisions count as calls here (they call a runtime helper)."""
+    from ..ir.analysis import backedges
+
+    for inst in fn.instructions():
+        if isinstance(inst, I.CallBase) or (isinstance(inst, I.BinaryOp) and inst.opcode in DIV_HELPERS):
+            return False
+    return bool(backedges(fn))
+
+
+def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto") -> _Lowering32:
+    """Lower one function: a first pass finds the callee-saved registers it uses, the second is final."""
+    if interruptible not in INTERRUPTIBLE_MODES:
+        raise CodegenError(f"unknown interruptibility {interruptible!r}; use one of {', '.join(INTERRUPTIBLE_MODES)}")
+    ebp = _ebp_frame(fn, frame)
+    full = interruptible == "auto" and wants_full_interruptibility(fn)
+    first = _Lowering32(fn, ebp, CALLEE_SAVED, full)
+    first.lines = first.lower()
+    saved = _saved_registers_used(first.body)
+    if saved == CALLEE_SAVED:
+        return first
+    final = _Lowering32(fn, ebp, saved, full)
+    final.lines = final.lower()
+    return final
+
+
+def compile_module32(module: Module, frame: str = "auto", interruptible: str = "auto") -> CompiledModule32:
+    """Lower every defined function to x86-32 (JIT32 conventions) and assemble the image.
+
+    ``frame``: ``auto`` (EBP frames for large methods), ``ebp`` or ``esp``. ``interruptible``:
+    ``auto`` makes methods with a call-free loop fully interruptible (as the JIT does), ``never``
+    keeps every method partially interruptible.
+    """
+    for g in module.globals:
+        if g.thread_local is not None:
+            raise CodegenError(f"thread-local global @{g.name} is not supported by the x86-32 code generator")
+    lowered: list[_Lowering32] = []
+    text: list[str] = []
+    for fn in module.functions:
+        if fn.is_declaration:
+            continue
+        lowering = lower_function(fn, frame, interruptible)
+        text += lowering.lines
+        lowered.append(lowering)
+    defined = {lowering.name for lowering in lowered}
+    natives: list[str] = []
+    for lowering in lowered:
+        for name in lowering.callees:
+            if name not in defined and name not in natives:
+                natives.append(name)
+    asm_text = "\n".join(text) + "\n"
+    data_text = _data_text(module)
+    image = Image.from_assembly(asm_text, data_text, arch="x86_32", natives=tuple(natives))
+    functions = tuple(
+        CompiledFunction32(lw.name, image.address_of(lw.name), lw.frame, tuple(lw.calls), tuple(lw.pushes),
+                           f"{lw.name}.prolog_end", f"{lw.name}.epilog", f"{lw.name}.end", tuple(lw.safe_points))
+        for lw in lowered
+    )
+    return CompiledModule32(asm_text, data_text, functions, tuple(natives), image, module)

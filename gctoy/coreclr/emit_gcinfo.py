@@ -1,0 +1,310 @@
+"""From the IR's liveness and an x86-32 lowering to CoreCLR x86 GC info: one `MethodGCInfo` per method.
+
+The code of gctoy.codegen.x86_32 keeps every SSA value in its own frame slot and no GC pointer
+in a register across a call, so what the GC info must say is simple to state: at each call
+site (the return address, where the VM looks up a caller's frame), which *slots* hold GC
+pointers that the rest of the method still needs. The method is *partially interruptible*
+(``interruptible = 0``): it can only be stopped for a GC at its calls.
+
+What the JIT does with such slots, and what we do:
+
+* a GC local that is live only in parts of the method is *tracked*: the stack lifetime
+  ("var ptr") table gives its slot and the code range ``[begin, end)`` in which it holds a
+  live pointer. An *untracked* slot would be reported for the whole body, so the JIT must
+  zero it in the prolog; our slots are written once (SSA) and hold garbage before that, so
+  every GC value here is tracked.
+* The VM looks a caller's lifetimes up at ``return offset - 1`` (inside the call). For each
+  value we walk the call sites in code order and turn every maximal run of consecutive sites
+  where the value is live across the call into one lifetime ``[first - 1, last)``: exactly
+  the sites of the run answer "live", and no site outside it does. (The JIT's ranges are wider
+  -- from the store to the last use -- but are only ever asked at call sites too.)
+* A pointer derived from a GC pointer by ``getelementptr`` (or a phi/select/cast of one) is an
+  *interior* pointer: CoreCLR has no base/derived pairs; it reports such a slot with the byref
+  flag, and the collector finds the object the address falls in.
+* A method with a loop and no call is made *fully interruptible* (the JIT's rule: such a loop
+  has no safe point). It may then be stopped at any instruction that is not in its prolog,
+  epilog or a no-GC region. Our code holds GC pointers in registers only *within* the code of
+  one IR instruction, so the code between two IR instructions' starts is declared a no-GC
+  region (the table the JIT uses for its own non-interruptible sequences), and the starts
+  themselves are the safe points: the lifetimes cover them (looked up at the stop offset itself:
+  the stopped method is the active frame) and the pointer table is empty.
+* The GC pointer fields of allocas (stack memory) are *untracked* slots, zeroed after the prolog.
+* Registers: none are live at a call (the pointer table's call entries have empty masks). The
+  EBP-frame table is then empty; the EBP-less one still records every push and every call's
+  popped DWORDs, because that is how the unwinder finds the initial ESP.
+
+The blobs go into the image section ``.gcinfo_x86``, with a method table in front::
+
+    u32 count
+    count x { u32 code start, u32 code size, u32 blob offset (from the section start), u32 blob size }
+    the blobs, one after the other
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from ..codegen.frame import CodegenError
+from ..codegen.x86_32 import CompiledFunction32, CompiledModule32
+from ..errors import GCToyError
+from ..ir import instructions as I
+from ..ir.analysis import Liveness
+from ..ir.types import is_gc_pointer
+from ..ir.module import Module
+from ..ir.values import Function, Value
+from .header import CURRENT_VERSION, InfoHdr
+from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
+from .method import MethodGCInfo, encode
+from .ptrtab_ebp import EbpTable
+from .ptrtab_esp import Call, EspTable, Push
+
+GCINFO_SECTION = ".gcinfo_x86"
+_ENTRY = struct.Struct("<IIII")
+
+
+@dataclass(frozen=True)
+class SiteLiveness:
+    """One call site of a method: its return offset and the GC values live across it."""
+
+    return_offset: int
+    live: tuple[Value, ...]
+
+
+def interior_values(module: Module) -> set[int]:
+    """ids of the GC pointer values of a module that may point inside an object.
+
+    A ``getelementptr`` result is interior, and so is a cast, phi or select of an interior value,
+    and a pointer loaded from stack or global memory (heap fields hold object references).
+    IR types do not tell an object reference from a managed pointer (a byref), so the module is
+    analysed as a whole: a parameter is interior if some call passes an interior value for it (or
+    the function's address escapes), a call's result if the callee may return an interior value.
+    Reporting a pointer to an object's first field as interior is harmless; the reverse is not.
+    """
+    defined = {fn.name: fn for fn in module.functions if not fn.is_declaration}
+    interior: set[int] = set()
+    escaped = _address_taken(module)
+    for fn in defined.values():
+        if fn.name in escaped:
+            interior.update(id(a) for a in fn.args if is_gc_pointer(a.type))
+    returns: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for fn in defined.values():
+            for inst in fn.instructions():
+                if isinstance(inst, I.CallBase) and inst.callee_name in defined:
+                    callee = defined[inst.callee_name]
+                    for arg, param in zip(inst.args, callee.args):
+                        if id(arg) in interior and id(param) not in interior:
+                            interior.add(id(param))
+                            changed = True
+                if id(inst) in interior or not is_gc_pointer(inst.type):
+                    if isinstance(inst, I.Ret) and inst.value is not None and id(inst.value) in interior \
+                            and fn.name not in returns:
+                        returns.add(fn.name)
+                        changed = True
+                    continue
+                if isinstance(inst, I.GetElementPtr):
+                    hit = True
+                elif isinstance(inst, I.Cast):
+                    hit = id(inst.value) in interior
+                elif isinstance(inst, I.Phi):
+                    hit = any(id(v) in interior for v, _ in inst.incoming)
+                elif isinstance(inst, I.Select):
+                    hit = id(inst.true_value) in interior or id(inst.false_value) in interior
+                elif isinstance(inst, I.CallBase):
+                    hit = inst.callee_name in returns
+                elif isinstance(inst, I.Load):
+                    # heap fields hold object references (the ptrmask says so); stack memory may not
+                    hit = not is_gc_pointer(inst.pointer.type)
+                else:
+                    hit = False
+                if hit:
+                    interior.add(id(inst))
+                    changed = True
+    return interior
+
+
+def _address_taken(module: Module) -> set[str]:
+    """Names of the functions used other than as the callee of a direct call."""
+    out: set[str] = set()
+    for fn in module.functions:
+        for inst in fn.instructions() if not fn.is_declaration else ():
+            operands = inst.args if isinstance(inst, I.CallBase) else inst.operands
+            for v in operands:
+                if isinstance(v, Function):
+                    out.add(v.name)
+    return out
+
+
+def call_site_liveness(fn: Function, compiled: CompiledFunction32, image) -> list[SiteLiveness]:
+    """Every call of the lowered function in code order, with the GC values live across it."""
+    liveness = Liveness(fn, gc_only=True)
+    sites = []
+    for site in compiled.calls:
+        if site.call is None:
+            raise CodegenError(f"call site {site.label} has no IR instruction")
+        live = liveness.live_across(site.call)
+        sites.append(SiteLiveness(image.address_of(site.label) - compiled.address, tuple(live)))
+    return sorted(sites, key=lambda s: s.return_offset)
+
+
+def safe_point_liveness(fn: Function, compiled: CompiledFunction32, image) -> list[SiteLiveness]:
+    """Every safe point of a fully interruptible method in code order, with the GC values live there."""
+    liveness = Liveness(fn, gc_only=True)
+    return sorted((SiteLiveness(image.address_of(label) - compiled.address, tuple(liveness.live_before(inst)))
+                   for label, inst in compiled.safe_points), key=lambda s: s.return_offset)
+
+
+def no_gc_regions(points: list[int], body_start: int, epilog: int) -> list[NoGCRegion]:
+    """The body of a fully interruptible method minus its safe points: ``[body_start, epilog]`` in gaps.
+
+    The epilog's first byte counts as body for the VM, so it is covered too (the return value is
+    in EAX there, which the table does not describe).
+    """
+    out: list[NoGCRegion] = []
+    cursor = body_start
+    for p in sorted(points) + [epilog + 1]:
+        if p > cursor:
+            out.append(NoGCRegion(cursor, p - cursor))
+        cursor = p + 1
+    return out
+
+
+def _slot_offset(compiled: CompiledFunction32, value: Value) -> int:
+    """The lifetime table's offset of a value's slot (its low dword): EBP - off, or initial ESP + off."""
+    frame = compiled.frame
+    local = frame.local(value)
+    return -frame.ebp_offset(local) if frame.ebp_frame else local
+
+
+def lifetimes(compiled: CompiledFunction32, sites: list[SiteLiveness], interior: set[int],
+              active: bool = False) -> list[Lifetime]:
+    """One lifetime per maximal run of consecutive sites at which a GC value is live.
+
+    Call sites are looked up at ``return offset - 1`` (a caller's frame): ``[first - 1, last)``.
+    Safe points of a fully interruptible method are looked up where the method stopped
+    (``active``, the innermost frame): ``[first, last + 1)``.
+    """
+    values: list[Value] = []
+    for s in sites:
+        for v in s.live:
+            if not any(v is w for w in values):
+                values.append(v)
+    out: list[Lifetime] = []
+    for v in values:
+        run: list[int] = []
+        for s in sites + [None]:
+            if s is not None and any(v is w for w in s.live):
+                run.append(s.return_offset)
+                continue
+            if run:
+                begin, end = (run[0], run[-1] + 1) if active else (run[0] - 1, run[-1])
+                out.append(Lifetime(_slot_offset(compiled, v), begin, end, id(v) in interior))
+                run = []
+    return sorted(out, key=lambda life: (life.begin, life.offset))
+
+
+def untracked_slots(compiled: CompiledFunction32) -> list[UntrackedSlot]:
+    """The GC pointer fields of the method's allocas: untracked, interior-flagged slots.
+
+    The IR does not say whether a pointer stored in stack memory is an object reference or
+    points inside one; reporting it as interior is right for both.
+    """
+    frame = compiled.frame
+    return [UntrackedSlot(frame.ebp_offset(local) if frame.ebp_frame else local, interior=True)
+            for local in frame.gc_alloca_fields]
+
+
+def _return_kind(fn: Function, interior: set[int]) -> int:
+    """0 scalar, 1 object, 2 byref (an interior pointer)."""
+    if not is_gc_pointer(fn.ftype.ret):
+        return 0
+    for block in fn.blocks:
+        term = block.terminator
+        if isinstance(term, I.Ret) and term.value is not None and id(term.value) in interior:
+            return 2
+    return 1
+
+
+def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: set[int]) -> MethodGCInfo:
+    """The GC info of one lowered method: header, one epilog at the end, lifetimes, pointer table
+    (``interior``: the module's interior pointer values, from `interior_values`)."""
+    start = compiled.address
+    size = image.address_of(compiled.end) - start
+    epilog = image.address_of(compiled.epilog) - start
+    frame = compiled.frame
+    full = compiled.fully_interruptible
+    header = InfoHdr(
+        prolog_size=image.address_of(compiled.prolog_end) - start, epilog_size=size - epilog,
+        edi_saved="edi" in frame.saved, esi_saved="esi" in frame.saved, ebx_saved="ebx" in frame.saved,
+        ebp_saved=frame.ebp_frame, ebp_frame=frame.ebp_frame, interruptible=full,
+        return_kind=_return_kind(fn, interior), arg_count=frame.arg_size // 4, frame_size=frame.size // 4,
+    )
+    untracked = untracked_slots(compiled)
+    if full:
+        points = safe_point_liveness(fn, compiled, image)
+        regions = no_gc_regions([p.return_offset for p in points], header.prolog_size, epilog)
+        return MethodGCInfo.create(size, header, epilogs=(epilog,), no_gc_regions=regions, untracked=untracked,
+                                   lifetimes=lifetimes(compiled, points, interior, active=True))
+    sites = call_site_liveness(fn, compiled, image)
+    if frame.ebp_frame:
+        table = EbpTable()
+    else:
+        events = [(image.address_of(p.label) - start, 0, Push(image.address_of(p.label) - start, p.gc_pointer))
+                  for p in compiled.pushes]
+        events += [(image.address_of(c.label) - start, 1, Call(image.address_of(c.label) - start, c.popped))
+                   for c in compiled.calls]
+        table = EspTable(tuple(e for _, _, e in sorted(events, key=lambda t: (t[0], t[1]))))
+    return MethodGCInfo.create(size, header, epilogs=(epilog,), untracked=untracked,
+                               lifetimes=lifetimes(compiled, sites, interior),
+                               pointer_table=table)
+
+
+def module_gcinfo(compiled: CompiledModule32) -> dict[str, MethodGCInfo]:
+    """The GC info of every method of a compiled module, by name."""
+    if compiled.module is None:
+        raise GCToyError("the compiled module does not carry its IR module")
+    fns = {fn.name: fn for fn in compiled.module.functions if not fn.is_declaration}
+    interior = interior_values(compiled.module)
+    return {f.name: method_gcinfo(fns[f.name], f, compiled.image, interior) for f in compiled.functions}
+
+
+def gcinfo_section(compiled: CompiledModule32, infos: dict[str, MethodGCInfo],
+                   version: int = CURRENT_VERSION) -> bytes:
+    """The ``.gcinfo_x86`` section: the method table, then each method's encoded blob."""
+    blobs = [encode(infos[f.name], version) for f in compiled.functions]
+    table = bytearray(struct.pack("<I", len(blobs)))
+    cursor = 4 + _ENTRY.size * len(blobs)
+    for f, blob in zip(compiled.functions, blobs):
+        table += _ENTRY.pack(f.address, infos[f.name].method_size, cursor, len(blob))
+        cursor += len(blob)
+    return bytes(table) + b"".join(blobs)
+
+
+def read_gcinfo_section(data: bytes) -> list[tuple[int, int, bytes]]:
+    """``(code start, code size, blob)`` per method of a ``.gcinfo_x86`` section."""
+    from ..errors import DecodeError
+
+    if len(data) < 4:
+        raise DecodeError(0, "the GC info section is shorter than its count")
+    (count,) = struct.unpack_from("<I", data, 0)
+    if 4 + _ENTRY.size * count > len(data):
+        raise DecodeError(4, f"the method table of {count} entries does not fit the section")
+    out = []
+    for i in range(count):
+        start, size, at, length = _ENTRY.unpack_from(data, 4 + _ENTRY.size * i)
+        if at + length > len(data):
+            raise DecodeError(4 + _ENTRY.size * i, f"method {i}'s blob runs past the section's end")
+        out.append((start, size, bytes(data[at:at + length])))
+    return out
+
+
+def with_gcinfo(compiled: CompiledModule32, version: int = CURRENT_VERSION) -> tuple[CompiledModule32, dict[str, MethodGCInfo]]:
+    """The compiled module with its GC info placed in the image, and the infos."""
+    import dataclasses
+
+    infos = module_gcinfo(compiled)
+    image = compiled.image.with_sections(**{GCINFO_SECTION: gcinfo_section(compiled, infos, version)})
+    return dataclasses.replace(compiled, image=image), infos

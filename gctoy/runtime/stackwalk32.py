@@ -1,0 +1,234 @@
+"""Walk x86-32 frames with CoreCLR-style GC info and collect through interior pointers.
+
+At a call into the runtime (the guest is stopped at a native stub's ``int3``), the walk goes
+from the innermost managed frame outwards, as the VM's x86 stack walker does:
+
+1. the return address at ``[ESP]`` names a method (the ``.gcinfo_x86`` section's method table)
+   and a code offset in it; the stub's own arguments are callee-popped, so the caller's ESP at
+   its return address is ``ESP + 4 + argument bytes``;
+2. the method's GC info is decoded and asked, at that offset, for its live references
+   (gctoy.coreclr.gcrefs.gc_refs_at, the VM's ``EnumGcRefs``; a caller's frame is never the
+   active frame, so lifetimes are looked up at ``offset - 1``);
+3. unwind: in an EBP frame the return address is at ``EBP + 4`` and the caller's EBP at
+   ``[EBP]``; in an EBP-less frame the pointer table gives the bytes pushed at the offset, so
+   the initial ESP is ``ESP + pushed`` and the return address is at ``initial ESP + stackSize``
+   (EBP is untouched by such a method). Either way the caller's ESP is the return address
+   slot + 4 + the method's own argument bytes (``argCount * 4``, popped by its ``ret n``);
+4. repeat until the return address is not in managed code (``RETURN_TRAP``).
+
+A walk may also start at a method stopped at an arbitrary instruction (`walk_from` with
+``active=True``: a fully interruptible method, whose lifetimes are read at the stop offset
+itself). A return-address slot that a suspension hijacked holds the hijack stub's address;
+the walk reads the real return address from the ``hijacked`` map instead.
+
+Interior pointers (CoreCLR's byrefs) have no base slot. Before collecting, each one is
+resolved to the object it points into (``field 0 <= p <= field 0 + 8 * nfields``), whose
+address is put in a scratch word below ESP; the pair (interior slot, scratch word) is then
+exactly a derived/base pair for the Cheney collector, which moves the object and rebases the
+interior pointer by the same delta. The scratch words are dead once the collection returns.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from dataclasses import dataclass
+
+from gctoy.emu import Machine
+from gctoy.errors import GCToyError
+from gctoy.runtime.collector import Collection, Collector, Slot, read_slot, write_slot
+from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, HeapError, object_size
+
+#: how far below ESP the scratch words for interior pointers start (clear of any red zone)
+SCRATCH_GAP = 0x1000
+
+
+class StackWalk32Error(GCToyError):
+    """The x86-32 frames cannot be walked (an unknown return address, a missing GC info section)."""
+
+
+@dataclass(frozen=True)
+class WalkedFrame:
+    """One managed frame: the method, the code offset of its return address, ESP/EBP there, its references."""
+
+    method: int
+    code_offset: int
+    esp: int
+    ebp: int
+    refs: tuple  # of gctoy.coreclr.gcrefs.GCRef
+
+
+class MethodTable:
+    """The methods of an image and their GC info blobs, read from the ``.gcinfo_x86`` section."""
+
+    def __init__(self, entries: list[tuple[int, int, bytes]]) -> None:
+        self.entries = sorted(entries)
+        self._starts = [s for s, _, _ in self.entries]
+
+    @classmethod
+    def from_machine(cls, machine: Machine) -> MethodTable:
+        """Read the section as the guest memory holds it."""
+        from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION, read_gcinfo_section
+
+        image = machine.image
+        if GCINFO_SECTION not in image.sections:
+            raise StackWalk32Error(f"the image has no {GCINFO_SECTION} section: compile it with GC info")
+        address = image.section_address(GCINFO_SECTION)
+        return cls(read_gcinfo_section(machine.read(address, len(image.sections[GCINFO_SECTION]))))
+
+    def lookup(self, pc: int) -> tuple[int, bytes] | None:
+        """(method start, blob) of the method containing ``pc``, or None."""
+        i = bisect.bisect_right(self._starts, pc) - 1
+        if i < 0:
+            return None
+        start, size, blob = self.entries[i]
+        return (start, blob) if start < pc <= start + size else None
+
+
+def _stub_arg_bytes(machine: Machine) -> int:
+    """Bytes of stack arguments the native being served pops (jit32: all but two argument words)."""
+    site = machine.pc - 1
+    for native in machine.natives.values():
+        if native.address == site:
+            return 4 * max(0, native.nargs - 2) if native.convention == "jit32" else 0
+    raise StackWalk32Error(f"the machine is not stopped in a native stub (pc {machine.pc:#x})")
+
+
+def walk32(machine: Machine, methods: MethodTable, hijacked: dict[int, int] | None = None) -> list[WalkedFrame]:
+    """The managed frames from the innermost outwards, each with its live GC references, when the
+    guest is stopped in a native stub (``hijacked``: return-address slot -> the address it had)."""
+    esp = machine.sp
+    ret = machine.read_u32(esp)
+    return walk_from(machine, methods, ret, esp + 4 + _stub_arg_bytes(machine), machine.reg("ebp"),
+                     active=False, hijacked=hijacked)
+
+
+def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: int, *, active: bool,
+              hijacked: dict[int, int] | None = None) -> list[WalkedFrame]:
+    """Walk from a frame at ``pc`` with ESP/EBP as given there: the innermost frame is the active one
+    (stopped at ``pc`` itself) if ``active``, else a caller stopped at the return address ``pc``."""
+    from gctoy.coreclr.gcrefs import gc_refs_at, pushed_arg_size, stack_size
+    from gctoy.coreclr.method import decode
+
+    hijacked = hijacked or {}
+    frames: list[WalkedFrame] = []
+    while True:
+        found = methods.lookup(pc)
+        if found is None:
+            break
+        start, blob = found
+        offset = pc - start
+        refs = gc_refs_at(blob, offset, active_frame=active, esp=esp, ebp=ebp, read_dword=machine.read_u32)
+        frames.append(WalkedFrame(start, offset, esp, ebp, tuple(refs)))
+        hdr = decode(blob).header
+        if hdr.ebp_frame:
+            slot = ebp + 4
+            ebp = machine.read_u32(ebp)
+        else:
+            slot = esp + pushed_arg_size(blob, offset) + stack_size(hdr)
+        esp = slot + 4 + 4 * hdr.arg_count
+        pc = hijacked.get(slot, machine.read_u32(slot))
+        active = False
+        if len(frames) > 100_000:
+            raise StackWalk32Error("the frame chain does not end")
+    return frames
+
+
+def return_address_slot(machine: Machine, blob: bytes, offset: int) -> int:
+    """Where the return address of the frame stopped at ``offset`` (in its body) is stored."""
+    from gctoy.coreclr.gcrefs import pushed_arg_size, stack_size
+    from gctoy.coreclr.method import decode
+
+    hdr = decode(blob).header
+    if hdr.ebp_frame:
+        return machine.reg("ebp") + 4
+    return machine.sp + pushed_arg_size(blob, offset) + stack_size(hdr)
+
+
+def roots_of32(frames: list[WalkedFrame]) -> tuple[list[Slot], list[Slot]]:
+    """Object slots and interior slots of walked frames (registers never hold pointers at calls here)."""
+    objects: list[Slot] = []
+    interior: list[Slot] = []
+    for frame in frames:
+        for ref in frame.refs:
+            if ref.address is None:
+                raise StackWalk32Error(f"a live reference in {ref.location} has no stack address")
+            (interior if ref.interior else objects).append(ref.address)
+    return objects, interior
+
+
+class GCInfoRoots:
+    """The root finder of the x86-32 runtime: GC info in the image, frames walked by return address."""
+
+    design = "coreclr-x86"
+
+    def __init__(self) -> None:
+        self._methods: MethodTable | None = None
+        #: return-address slots a suspension hijacked -> the return address they held
+        self.hijacked: dict[int, int] = {}
+
+    def methods(self, machine: Machine) -> MethodTable:
+        """The method table, read from guest memory once."""
+        if self._methods is None:
+            self._methods = MethodTable.from_machine(machine)
+        return self._methods
+
+    def may_collect(self, machine: Machine) -> bool:
+        """Whether the runtime was called from a managed call site (every call is one: partially interruptible)."""
+        return self.methods(machine).lookup(machine.read_u32(machine.sp)) is not None
+
+    def find(self, machine: Machine) -> tuple[list[Slot], list[Slot]]:
+        """Object slots and interior slots of every managed frame."""
+        return roots_of32(walk32(machine, self.methods(machine), self.hijacked))
+
+
+def _object_index(data: bytes, base: int) -> tuple[list[int], list[int]]:
+    """Field-0 addresses and field counts of the objects packed in ``data`` (a space from ``base``)."""
+    starts, counts, cursor = [], [], 0
+    while cursor + HEADER_SIZE <= len(data):
+        (word,) = struct.unpack_from("<Q", data, cursor + WORD)
+        if not word & OBJECT_TAG:
+            raise HeapError(f"no object header at {base + cursor:#x} while indexing the heap")
+        starts.append(base + cursor + HEADER_SIZE)
+        counts.append(word >> 1)
+        cursor += object_size(word >> 1)
+    return starts, counts
+
+
+def containing_object(starts: list[int], counts: list[int], address: int) -> int | None:
+    """Field 0 of the object ``address`` points into (one past its last field included), or None."""
+    i = bisect.bisect_right(starts, address) - 1
+    if i < 0 or address > starts[i] + WORD * counts[i]:
+        return None
+    return starts[i]
+
+
+def collect_with_interior(collector: Collector, slots: list[Slot], interior: list[Slot]) -> Collection:
+    """Collect with object slots and interior slots: each interior slot becomes a derived slot of a
+    scratch word (below ESP) holding the address of the object it points into."""
+    heap = collector.heap
+    machine = heap.machine
+    space = heap.space
+    starts, counts = _object_index(machine.read(space.base, heap.top - space.base), space.base)
+    derived: list[tuple[Slot, Slot]] = []
+    scratch = (machine.sp - SCRATCH_GAP) & ~7
+    for slot in interior:
+        value = read_slot(machine, slot)
+        if value not in space:
+            continue  # null, or not a heap address: nothing to move
+        obj = containing_object(starts, counts, value)
+        if obj is None:
+            raise HeapError(f"interior pointer {value:#x} in slot {slot!r} points into no object")
+        scratch -= WORD
+        write_slot(machine, scratch, obj)
+        derived.append((slot, scratch))
+    return collector.collect(slots, derived)
+
+
+def compile_with_gcinfo(module, frame: str = "auto"):
+    """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder."""
+    from gctoy.codegen.x86_32 import compile_module32
+    from gctoy.coreclr.emit_gcinfo import with_gcinfo
+
+    compiled, _ = with_gcinfo(compile_module32(module, frame=frame))
+    return compiled, GCInfoRoots()
