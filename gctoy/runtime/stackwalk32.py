@@ -87,9 +87,9 @@ class MethodTable:
 
 def _stub_arg_bytes(machine: Machine) -> int:
     """Bytes of stack arguments the native being served pops (jit32: all but two argument words)."""
-    site = machine.pc - 1
+    # pc is the stub itself (stopped on the way in) or one past its trap byte (serving the call)
     for native in machine.natives.values():
-        if native.address == site:
+        if native.address in (machine.pc, machine.pc - 1):
             return 4 * max(0, native.nargs - 2) if native.convention == "jit32" else 0
     raise StackWalk32Error(f"the machine is not stopped in a native stub (pc {machine.pc:#x})")
 
