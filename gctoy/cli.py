@@ -13,6 +13,7 @@ from .errors import GCToyError, IRParseError, VerifyError
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .stackmap.command import cmd_readobj
+from .coreclr.command import cmd_gcinfo_x86
 
 
 def _opt_parser() -> argparse.ArgumentParser:
@@ -172,7 +173,13 @@ def cmd_llc(argv: list[str]) -> int:
 
     try:
         module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
+        from .passes import run
+
+        run(module, "lower-gc-barriers")  # llc's gc-lowering: barriers become code, frame roots start null
         compiled = compile_module(module)
+        from .codegen.gcmap import emit_gcmaps
+
+        gcmaps = emit_gcmaps(compiled)
     except OSError as e:
         print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -182,6 +189,8 @@ def cmd_llc(argv: list[str]) -> int:
     parts = ["\t.text", compiled.asm_text.rstrip()]
     if compiled.data_text.strip():
         parts += ["", "\t.data", compiled.data_text.rstrip()]
+    if gcmaps.text:
+        parts += ["", "\t.data", "# GC metadata: the seed's compact __gcmap_<function> tables", gcmaps.text.rstrip()]
     if compiled.stackmap.records:
         from .stackmap import emit
 
@@ -213,8 +222,16 @@ def cmd_run(argv: list[str]) -> int:
     p.add_argument("--place-safepoints", action="store_true", help="for IR: run place-safepoints before RS4GC")
     p.add_argument("--implicit-declarations", action="store_true", help="declare what the input leaves undeclared")
     p.add_argument("--trace", action="store_true", help="describe each collection on standard error")
+    p.add_argument("--design", choices=["statepoint", "shadow-stack"], default="statepoint",
+                   help="for IR: how the collector finds roots; shadow-stack turns RS4GC's statepoints into "
+                   "gcroot slots (statepoints-to-gcroots) and lowers them (shadow-stack-gc-lowering). "
+                   "Functions with gc \"shadow-stack\" are lowered either way")
+    p.add_argument("--target", choices=["x86-64", "x86-32"], default="x86-64",
+                   help="x86-32: lower the IR as written (no statepoints) with CoreCLR's JIT32 conventions and "
+                   "find roots through its x86 GC info")
     args = p.parse_args(argv)
     from .runtime.run import run_module, run_object, trace_collection
+    from .runtime.shadowstack import lower_for_shadow_stack
 
     def on_collect(runtime, done) -> None:
         print(trace_collection(runtime, done), file=sys.stderr)
@@ -222,8 +239,17 @@ def cmd_run(argv: list[str]) -> int:
     hook = on_collect if args.trace else None
 
     try:
-        if args.input.endswith(".ll"):
+        if args.target == "x86-32":
+            from .runtime.run32 import run_module32, trace_collection32
+
+            module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
+                                  implicit_declarations=args.implicit_declarations)
+            result = run_module32(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
+                                  on_collect=(lambda rt, done: print(trace_collection32(rt, done), file=sys.stderr))
+                                  if args.trace else None)
+        elif args.input.endswith(".ll"):
             module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
+            lower_for_shadow_stack(module, convert_statepoints=args.design == "shadow-stack")
             result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
                                 on_collect=hook)
         else:
@@ -242,7 +268,8 @@ def cmd_run(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_readobj}
+COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_readobj,
+            "gcinfo-x86": cmd_gcinfo_x86}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: gctoy <command> [options]\n\ncommands:\n"
               "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
               "  readobj  print an object's stack map as llvm-readobj --stackmap does\n"
+              "  gcinfo-x86  dump (gcdump text) or encode CoreCLR x86 GC info\n"
               "  llc      lower IR to x86-64 assembly with its stack map\n"
               "  run      run IR (or an llc-compiled object) on the emulated machine under the moving collector\n\n"
               "'gctoy <command> --help' describes a command.")

@@ -130,8 +130,8 @@ def field_offset(ty: Type, index: int) -> int:
 
 def has_slot(value: Value) -> bool:
     """Whether a value gets an 8-byte slot: arguments and instruction results that carry data."""
-    if not isinstance(value, (Argument, I.Instruction)) or isinstance(value, I.Alloca):
-        return False
+    if not isinstance(value, (Argument, I.Instruction)) or isinstance(value, (I.Alloca, I.LandingPad)):
+        return False  # a landing pad is never entered: gctoy's runtime does not unwind
     ty = value.type
     if isinstance(ty, (VoidType, TokenType)):
         return False

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..emu import Image, nops
+from ..emu import DATA_BASE, Image, nops
 from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.module import Module
@@ -69,6 +69,8 @@ class CompiledFunction:
     address: int
     frame: Frame
     statepoint_labels: tuple[str, ...]
+    #: (rsp offset of the slot, metadata constant) per ``llvm.gcroot``, for frame-root strategies
+    gc_roots: tuple[tuple[int, Value], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,7 @@ class _FunctionLowering:
         self.callees: list[str] = []
         self.block_labels = {id(b): f"{self.name}.bb{i}" for i, b in enumerate(fn.blocks)}
         self._statepoint_results: dict[int, I.Call] = {}
+        self.gc_roots: list[tuple[int, Value]] = []
 
     # ----------------------------------------------------------------- helpers
 
@@ -160,6 +163,11 @@ class _FunctionLowering:
             self.emit(f"lea {reg}, [rsp + {self.frame.alloca(v)}]")
         elif isinstance(v, (Argument, I.Instruction)):
             self.emit(f"mov {reg}, {self.mem(self.frame.slot(v))}")
+        elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
+            base, offset = constant_address(v)
+            self.emit(f"movabs {reg}, {_check_symbol(base.name)}")
+            if offset:
+                self.emit(f"add {reg}, {offset}")
         else:
             raise CodegenError(f"operand {v!r} is not supported by the x86-64 code generator")
 
@@ -412,6 +420,10 @@ class _FunctionLowering:
     def lower_LandingPad(self, inst: I.LandingPad) -> None:
         """Nothing to do: the token only ties relocates to their statepoint."""
 
+    def lower_Resume(self, inst: I.Resume) -> None:
+        """Unreachable in gctoy's runtime, which never unwinds (a landing pad is never entered)."""
+        self.emit("ud2")
+
     # ----------------------------------------------------------------- calls
 
     def lower_Call(self, inst: I.Call) -> None:
@@ -429,12 +441,28 @@ class _FunctionLowering:
             if inst.args[0] is not token_statepoint(inst.args[0]):
                 raise CodegenError("gc.result whose token is not a statepoint call")
             # The value was stored right after the statepoint's call, before rax could change.
+        elif name == "llvm.gcroot":
+            self.lower_gcroot(inst)
         elif name is not None and name.startswith("llvm."):
             raise CodegenError(f"intrinsic @{name} is not supported by the x86-64 code generator")
         else:
             self.call_sequence(inst.callee, inst.args)
             if _has_value(inst):
                 self.result(inst)
+
+    def lower_gcroot(self, inst: I.Call) -> None:
+        """No code: the root stays in its alloca's frame slot, which is recorded for the frame map."""
+        from ..ir.gcroot_rules import strip_pointer_casts
+        from ..strategy import strategy_of
+
+        strategy = strategy_of(self.fn)
+        if strategy is None or not strategy.roots_in_frame:
+            raise CodegenError(f"@llvm.gcroot in @{self.fn.name}: its gc strategy does not keep roots in the "
+                               "frame (shadow-stack: run shadow-stack-gc-lowering first)")
+        slot = strip_pointer_casts(inst.args[0])
+        if not isinstance(slot, I.Alloca):
+            raise CodegenError(f"@llvm.gcroot in @{self.fn.name}: the root is not an alloca")
+        self.gc_roots.append((self.frame.alloca(slot), inst.args[1]))
 
     def call_sequence(self, callee: Value, args: list[Value]) -> None:
         """Arguments into rdi..r9 and the outgoing area, then the call (no label)."""
@@ -541,6 +569,33 @@ class _FunctionLowering:
         raise CodegenError(f"cannot record {v!r} in a stack map")
 
 
+def constant_address(c: Value) -> tuple[GlobalVariable | Function, int]:
+    """A global plus a byte offset for ``@g``, a pointer cast of it, or a constant-index GEP into it
+    (``getelementptr inbounds (%gc_map.1, %gc_map.1* @__gc_f, i32 0, i32 0)`` is ``@__gc_f + 0``)."""
+    c = _strip_casts(c)
+    if isinstance(c, (GlobalVariable, Function)):
+        return c, 0
+    if not (isinstance(c, ConstantExpr) and c.opcode == "getelementptr" and c.source_type is not None):
+        raise CodegenError(f"constant {c!r} is not the address of a global")
+    base, offset = constant_address(c.operands[0])
+    ty: Type = c.source_type
+    for n, idx in enumerate(c.operands[1:]):
+        if not isinstance(idx, ConstantInt):
+            raise CodegenError("a constant getelementptr needs constant indices")
+        k = _signed(idx.value, _width(idx.type))
+        if n == 0:
+            offset += k * size_of(ty)
+        elif isinstance(ty, (StructType, NamedStructType)):
+            offset += field_offset(ty, k)
+            ty = ty.elements[k]
+        elif isinstance(ty, ArrayType):
+            ty = ty.element
+            offset += k * size_of(ty)
+        else:
+            raise CodegenError(f"getelementptr cannot index into {ty}")
+    return base, offset
+
+
 def _same_value(a: Value, b: Value) -> bool:
     if a is b:
         return True
@@ -574,11 +629,17 @@ def _has_value(inst: I.Instruction) -> bool:
 # --------------------------------------------------------------------------- data
 
 
-def _constant_bytes(ty: Type, c: Value) -> bytes:
-    """The little-endian bytes of a global's initializer."""
+def _constant_bytes(ty: Type, c: Value, addresses: dict[str, int] | None = None) -> bytes:
+    """The little-endian bytes of a global's initializer (``addresses``: where each global lands,
+    for pointers to globals such as a FrameMap's metadata)."""
     size = size_of(ty)
     if isinstance(c, (ZeroInitializer, ConstantNull, Undef, Poison)):
         return bytes(size)
+    if isinstance(ty, PointerType) and isinstance(c, (GlobalVariable, ConstantExpr)):
+        target, offset = constant_address(c)
+        if not isinstance(target, GlobalVariable) or addresses is None or target.name not in addresses:
+            raise CodegenError(f"a data pointer to @{target.name} is not supported (only to global variables)")
+        return _unsigned(addresses[target.name] + offset, 64).to_bytes(8, "little")
     if isinstance(c, ConstantInt):
         return _unsigned(c.value, 8 * size).to_bytes(size, "little")
     if isinstance(c, ConstantString):
@@ -588,11 +649,11 @@ def _constant_bytes(ty: Type, c: Value) -> bytes:
         if isinstance(ty, ArrayType):
             step = size_of(ty.element)
             for i, e in enumerate(c.elements):
-                out[i * step:(i + 1) * step] = _constant_bytes(ty.element, e)
+                out[i * step:(i + 1) * step] = _constant_bytes(ty.element, e, addresses)
         elif isinstance(ty, (StructType, NamedStructType)):
             for i, (et, e) in enumerate(zip(ty.elements, c.elements)):
                 off = field_offset(ty, i)
-                out[off:off + size_of(et)] = _constant_bytes(et, e)
+                out[off:off + size_of(et)] = _constant_bytes(et, e, addresses)
         else:
             raise CodegenError(f"cannot lay out a constant of type {ty}")
         return bytes(out)
@@ -624,10 +685,16 @@ def _data_text(module: Module) -> str:
     if ordered:
         lines.append(f"{TLS_BLOCK}:")
     ordered += [g for g in module.globals if g.thread_local is None]
+    addresses: dict[str, int] = {}
+    for g in ordered:  # the layout below, computed first so initializers may point at globals
+        cursor += -cursor % 8
+        addresses[g.name] = DATA_BASE + cursor
+        cursor += max(size_of(g.value_type), 1)
+    cursor = 0
     for g in ordered:
         if g.initializer is None:
             raise CodegenError(f"external global @{g.name} has no definition to place in the image")
-        data = _constant_bytes(g.value_type, g.initializer)
+        data = _constant_bytes(g.value_type, g.initializer, addresses)
         pad = -cursor % 8
         if pad:
             lines.append(".byte " + ", ".join(["0"] * pad))
@@ -666,7 +733,7 @@ def compile_module(module: Module) -> CompiledModule:
     for lowering in lowered:
         address = image.address_of(lowering.name)
         compiled.append(CompiledFunction(lowering.name, address, lowering.frame,
-                                         tuple(r.label for r in lowering.records)))
+                                         tuple(r.label for r in lowering.records), tuple(lowering.gc_roots)))
         if not lowering.records:
             continue
         functions.append(StkSizeRecord(address, lowering.frame.stack_size, len(lowering.records)))

@@ -95,6 +95,8 @@ from . import place_safepoints as _place_safepoints  # noqa: F401,E402  (registe
 from . import rewrite_statepoints as _rewrite_statepoints  # noqa: F401,E402  (registers "rewrite-statepoints-for-gc")
 from . import verify_safepoints as _verify_safepoints  # noqa: F401,E402  (registers "verify-safepoints")
 from . import shadow_stack_lowering as _shadow_stack_lowering  # noqa: F401,E402  (registers "shadow-stack-gc-lowering")
+from . import gcroots_from_statepoints as _gcroots_from_statepoints  # noqa: F401,E402  (registers "statepoints-to-gcroots")
+from . import lower_barriers as _lower_barriers  # noqa: F401,E402  (registers "lower-gc-barriers")
 
 __all__ = ["REGISTRY", "TAKES_OPTIONS", "UnknownPassError", "VerifyError", "parse_pipeline", "register",
            "run", "split_pass"]

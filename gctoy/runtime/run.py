@@ -12,8 +12,11 @@ The guest ABI (every program is written against it):
 
 Each is a Python function behind a trap stub. With ``gc="semispace"`` a collection walks
 the compiled frames (stackwalk.py) using the object's own stack map, copies the live
-objects (collector.py) and rewrites every base and derived slot. ``stress`` collects on
-every call into the runtime that comes from a statepoint; ``verify`` runs the heap verifier
+objects (collector.py) and rewrites every base and derived slot. A program lowered for a
+shadow stack (no stack map, a ``@llvm_gc_root_chain``) has its roots found by walking that
+chain instead (shadowstack.py); the root finder is the only part that differs (RootFinder).
+``stress`` collects on every call into the runtime that may collect (for stack maps: one
+that comes from a statepoint); ``verify`` runs the heap verifier
 after each collection. ``gc="none"`` never collects (the heap must hold everything).
 """
 
@@ -21,13 +24,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 from gctoy.emu import Machine
 from gctoy.errors import GCToyError
-from gctoy.runtime.collector import Collection, Collector, GCStats
+from gctoy.runtime.collector import Collection, Collector, GCStats, Slot
 from gctoy.runtime.elfload import LoadedObject, load_object
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
+from gctoy.runtime.shadowstack import ROOT_CHAIN, ShadowStackRoots, elf_data_symbols
 from gctoy.runtime.stackwalk import SiteTable, StackWalkError, all_base_slots, roots_of, walk
 from gctoy.runtime.verify_heap import verify_heap
 
@@ -37,6 +41,52 @@ GC_MODES = ("semispace", "none")
 
 class RuntimeError_(GCToyError):
     """A program the runtime cannot run (an unknown external, a bad mode)."""
+
+
+class RootFinder(Protocol):
+    """How a collection finds its roots: the one part in which the GC designs differ."""
+
+    design: str
+
+    def may_collect(self, machine) -> bool:
+        """Whether the runtime call now in progress may collect (its caller's pointers are findable)."""
+
+    def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
+        """Base slots and (derived slot, base slot) pairs for the collector."""
+
+    def all_slots(self, machine) -> list[Slot]:
+        """Every slot the design names as a base, found afresh (for the heap verifier)."""
+
+
+class StackMapRoots:
+    """Roots from a stack map: frames walked by return address, slots from each statepoint's record."""
+
+    design = "statepoint"
+
+    def __init__(self, sites: SiteTable | None) -> None:
+        self.sites = sites
+
+    def may_collect(self, machine) -> bool:
+        """Only when the runtime call returns to a statepoint (a recorded call site)."""
+        return self.sites is not None and machine.read_u64(machine.sp) in self.sites
+
+    def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
+        """Walk the frames; their base and derived slots."""
+        if self.sites is None:
+            raise StackWalkError("the object has no stack map: it cannot be collected")
+        return roots_of(walk(machine, self.sites))
+
+    def all_slots(self, machine) -> list[Slot]:
+        """Every slot the stack map records as a base."""
+        return all_base_slots(walk(machine, self.sites))
+
+
+def roots_for(loaded: LoadedObject, symbols: dict[str, int] | None = None) -> RootFinder:
+    """The stack map when the object has one, else the shadow stack when it has a root chain."""
+    symbols = loaded.image.symbols if symbols is None else symbols
+    if loaded.stackmap is None and ROOT_CHAIN in symbols:
+        return ShadowStackRoots.for_symbols(symbols)
+    return StackMapRoots(SiteTable(loaded.stackmap, loaded.function_names()) if loaded.stackmap else None)
 
 
 @dataclass
@@ -84,6 +134,7 @@ class Runtime:
         verify: bool = False,
         semispace_size: int = DEFAULT_SEMISPACE,
         on_collect: Callable[[Runtime, Collection], None] | None = None,
+        roots: RootFinder | None = None,
     ) -> None:
         if gc not in GC_MODES:
             raise RuntimeError_(f"unknown gc {gc!r}; use one of {', '.join(GC_MODES)}")
@@ -95,7 +146,8 @@ class Runtime:
         self.machine = Machine(loaded.image, heap_size=2 * semispace_size)
         self.heap = Heap(self.machine, semispace_size)
         self.collector = Collector(self.heap)
-        self.sites = SiteTable(loaded.stackmap, loaded.function_names()) if loaded.stackmap else None
+        self.roots = roots if roots is not None else roots_for(loaded)
+        self.sites = self.roots.sites if isinstance(self.roots, StackMapRoots) else None
         self.on_collect = on_collect
         self.printed: list[int] = []
         self.collections: list[Collection] = []
@@ -112,16 +164,13 @@ class Runtime:
         """Walk the frames, collect, verify (if asked). None under gc="none"."""
         if self.gc == "none":
             return None
-        if self.sites is None:
-            raise StackWalkError("the object has no stack map: it cannot be collected")
-        frames = walk(self.machine, self.sites)
-        roots, derived = roots_of(frames)
+        roots, derived = self.roots.find(self.machine)
         done = self.collector.collect(roots, derived)
         self.collections.append(done)
         if self.verify:
-            # Check every base slot the stack map names, walked afresh (not the root list the
+            # Check every base slot the design names, walked afresh (not the root list the
             # collector was given), so a root the collector missed shows up here.
-            verify_heap(self.heap, all_base_slots(walk(self.machine, self.sites)))
+            verify_heap(self.heap, self.roots.all_slots(self.machine))
             if not self.heap.is_poisoned(self.heap.other, done.from_space[1]):
                 raise GCToyError("from-space is not poisoned after the collection")
             self.stats.verified += 1
@@ -130,8 +179,8 @@ class Runtime:
         return done
 
     def _at_statepoint(self) -> bool:
-        """Whether the current runtime call returns to a statepoint (a recorded call site)."""
-        return self.sites is not None and self.machine.read_u64(self.machine.sp) in self.sites
+        """Whether the current runtime call may collect (stack maps: it returns to a statepoint)."""
+        return self.roots.may_collect(self.machine)
 
     def _entry(self) -> None:
         self.stats.runtime_calls += 1
@@ -179,8 +228,12 @@ def run_object(
     max_instructions: int | None = 50_000_000,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
 ) -> RunResult:
-    """Load an ``llc -filetype=obj`` object and run ``entry`` under the runtime."""
-    runtime = Runtime(load_object(path), gc, stress, verify, semispace_size, on_collect)
+    """Load an ``llc -filetype=obj`` object and run ``entry`` under the runtime (stack map or shadow stack)."""
+    loaded = load_object(path)
+    roots = None
+    if loaded.stackmap is None:  # the shadow stack's head and FrameMaps are data symbols
+        roots = roots_for(loaded, {**loaded.image.symbols, **elf_data_symbols(path, loaded)})
+    runtime = Runtime(loaded, gc, stress, verify, semispace_size, on_collect, roots=roots)
     return runtime.run(entry, max_instructions)
 
 
