@@ -604,7 +604,7 @@ def _ebp_frame(fn: Function, frame: str) -> bool:
     return sum(1 for _ in fn.instructions()) > EBP_FRAME_THRESHOLD
 
 
-INTERRUPTIBLE_MODES = ("auto", "never")
+INTERRUPTIBLE_MODES = ("auto", "never", "always")
 
 
 def wants_full_interruptibility(fn: Function) -> bool:
@@ -623,7 +623,7 @@ def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto
     if interruptible not in INTERRUPTIBLE_MODES:
         raise CodegenError(f"unknown interruptibility {interruptible!r}; use one of {', '.join(INTERRUPTIBLE_MODES)}")
     ebp = _ebp_frame(fn, frame)
-    full = interruptible == "auto" and wants_full_interruptibility(fn)
+    full = interruptible == "always" or (interruptible == "auto" and wants_full_interruptibility(fn))
     first = _Lowering32(fn, ebp, CALLEE_SAVED, full)
     first.lines = first.lower()
     saved = _saved_registers_used(first.body)
@@ -639,7 +639,8 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
 
     ``frame``: ``auto`` (EBP frames for large methods), ``ebp`` or ``esp``. ``interruptible``:
     ``auto`` makes methods with a call-free loop fully interruptible (as the JIT does), ``never``
-    keeps every method partially interruptible.
+    keeps every method partially interruptible, ``always`` makes every method fully interruptible
+    (to compare the encodings on the same code).
     """
     for g in module.globals:
         if g.thread_local is not None:

@@ -46,7 +46,7 @@ import struct
 from dataclasses import dataclass
 
 from ..codegen.frame import CodegenError
-from ..codegen.x86_32 import CompiledFunction32, CompiledModule32
+from ..codegen.x86_32 import CallSite32, CompiledFunction32, CompiledModule32
 from ..errors import GCToyError
 from ..ir import instructions as I
 from ..ir.analysis import Liveness
@@ -58,6 +58,8 @@ from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from .method import MethodGCInfo, encode
 from .ptrtab_ebp import EbpTable
 from .ptrtab_esp import Call, EspTable, Push
+from .ptrtab_full import FullTable, PushNonPtr, PushPtr
+from .ptrtab_full import Pop as FullPop
 
 GCINFO_SECTION = ".gcinfo_x86"
 _ENTRY = struct.Struct("<IIII")
@@ -246,8 +248,13 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
     if full:
         points = safe_point_liveness(fn, compiled, image)
         regions = no_gc_regions([p.return_offset for p in points], header.prolog_size, epilog)
+        # A fully interruptible method with calls is also looked up as a caller, at its return
+        # addresses minus one: those query offsets join the safe points in the lifetimes.
+        queries = points + [SiteLiveness(s.return_offset - 1, s.live) for s in call_site_liveness(fn, compiled, image)]
+        queries.sort(key=lambda s: s.return_offset)
         return MethodGCInfo.create(size, header, epilogs=(epilog,), no_gc_regions=regions, untracked=untracked,
-                                   lifetimes=lifetimes(compiled, points, interior, active=True))
+                                   lifetimes=lifetimes(compiled, queries, interior, active=True),
+                                   pointer_table=_full_table(compiled, image) if not frame.ebp_frame else None)
     sites = call_site_liveness(fn, compiled, image)
     if frame.ebp_frame:
         table = EbpTable()
@@ -260,6 +267,26 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
     return MethodGCInfo.create(size, header, epilogs=(epilog,), untracked=untracked,
                                lifetimes=lifetimes(compiled, sites, interior),
                                pointer_table=table)
+
+
+def _full_table(compiled: CompiledFunction32, image) -> FullTable:
+    """ESP tracking for a fully interruptible EBP-less method: its argument pushes and the callees' pops."""
+    start = compiled.address
+    events: list[tuple[int, int, object]] = []
+    for p in compiled.pushes:
+        events.append((image.address_of(p.label) - start, 0, p))
+    for c in compiled.calls:
+        events.append((image.address_of(c.label) - start, 1, c))
+    out, depth = [], 0
+    for offset, _, item in sorted(events, key=lambda t: (t[0], t[1])):
+        if isinstance(item, CallSite32):
+            if item.popped:
+                out.append(FullPop(offset, item.popped))
+                depth -= item.popped
+        else:
+            out.append(PushPtr(offset, depth) if item.gc_pointer else PushNonPtr(offset))
+            depth += 1
+    return FullTable(tuple(out))
 
 
 def module_gcinfo(compiled: CompiledModule32) -> dict[str, MethodGCInfo]:

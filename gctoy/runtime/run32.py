@@ -384,17 +384,17 @@ class Runtime32:
 
 
 def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = False, entry: str = "main",
-                 frame: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
+                 frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = 50_000_000,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None) -> RunResult:
     """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info)."""
     if gc == "none":
-        compiled = compile_module32(module, frame=frame)
+        compiled = compile_module32(module, frame=frame, interruptible=interruptible)
         roots = None
     else:
         from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
-        compiled, roots = compile_with_gcinfo(module, frame=frame)
+        compiled, roots = compile_with_gcinfo(module, frame=frame, interruptible=interruptible)
     runtime = Runtime32(compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots,
                         on_collect=on_collect)
     return runtime.run(entry, max_instructions)

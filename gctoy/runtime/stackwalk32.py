@@ -225,10 +225,10 @@ def collect_with_interior(collector: Collector, slots: list[Slot], interior: lis
     return collector.collect(slots, derived)
 
 
-def compile_with_gcinfo(module, frame: str = "auto"):
+def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto"):
     """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder."""
     from gctoy.codegen.x86_32 import compile_module32
     from gctoy.coreclr.emit_gcinfo import with_gcinfo
 
-    compiled, _ = with_gcinfo(compile_module32(module, frame=frame))
+    compiled, _ = with_gcinfo(compile_module32(module, frame=frame, interruptible=interruptible))
     return compiled, GCInfoRoots()

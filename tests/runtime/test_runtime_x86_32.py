@@ -238,6 +238,29 @@ def test_generated_programs_under_stress_print_what_x86_64_prints(seed, frame):
     assert got.stats.gc.collections > 0 and got.stats.gc.objects_copied > 0
 
 
+@pytest.mark.parametrize("seed,frame", [(30, "ebp"), (31, "esp"), (32, "ebp"), (33, "esp")])
+def test_every_method_fully_interruptible_prints_the_same(seed, frame):
+    """interruptible="always": every method fully interruptible, calls included (EBP-less methods
+    track ESP through the full table's pushes and pops)."""
+    from gctoy.coreclr.method import decode
+    from gctoy.runtime.stackwalk32 import MethodTable
+
+    text = generate_program(seed, 8)
+    got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
+                       interruptible="always", semispace_size=1 << 16)
+    assert (got.printed, got.result) == _reference(text)
+    assert got.stats.gc.collections > 0
+    compiled, roots = compile_with_gcinfo_always(text, frame)
+    blobs = MethodTable.from_machine(Runtime32(compiled, gc="semispace", roots=roots).machine).entries
+    assert blobs and all(decode(blob).header.interruptible for _, _, blob in blobs)
+
+
+def compile_with_gcinfo_always(text: str, frame: str):
+    from gctoy.runtime.stackwalk32 import compile_with_gcinfo
+
+    return compile_with_gcinfo(parse_module(text), frame=frame, interruptible="always")
+
+
 def test_cli_runs_ir_on_x86_32(tmp_path):
     src = tmp_path / "hand.ll"
     src.write_text(HAND, encoding="utf-8")
