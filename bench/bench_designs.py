@@ -1,4 +1,4 @@
-"""Two ways for a collector to find roots, measured side by side: stack maps vs a shadow stack.
+"""Three ways for a collector to find roots, measured side by side: stack maps, a shadow stack, x86 GC info.
 
 Every program is compiled once per *design* from the same RS4GC output, by the same x86-64
 code generator, and run on Unicorn under the same runtime (natives, heap, Cheney collector);
@@ -25,8 +25,16 @@ Measured (instructions are Unicorn's count of executed guest instructions):
    objects copied per collection (a shadow-stack root keeps its last base until the next
    call overwrites it, so it can keep an object alive a little longer than a stack map does).
 
-The designs are rows of one list (``DESIGNS``); a third one (e.g. x86 GC info) is one more
-entry with its own ``build``. Prints tables and ratios to the first design; exits 0.
+* ``x86-gcinfo``   the abstract-machine IR as written (no RS4GC), lowered to 32-bit x86 with
+                   CoreCLR's JIT32 conventions; a GC-info blob per method (tracked lifetimes,
+                   interior pointers) in a ``.gcinfo_x86`` section, frames walked by return
+                   address and unwound by EBP chain or ESP tracking (stackwalk32.py).
+
+The third design runs a different instruction set: its counts include doing 64-bit arithmetic
+with 32-bit registers, so its totals say more about x86-32 than about GC info; the *slopes* (the
+instructions each extra GC pointer adds per call) and the metadata bytes are the comparable
+figures. The designs are rows of one list (``DESIGNS``). Prints tables and ratios to the first
+design; exits 0.
 """
 
 from __future__ import annotations
@@ -60,10 +68,25 @@ ROOT_COUNTS = (0, 1, 2, 4, 8)
 class Built:
     """One program compiled for one design, with its static costs."""
 
-    loaded: LoadedObject
+    loaded: object  # LoadedObject (x86-64) or CompiledModule32 (x86-32)
     code_bytes: int
     metadata_bytes: int  # constant data the collector reads: stack maps, or FrameMaps + chain head
     frame_bytes: int  # per activation, summed over functions: StackEntry words on the machine stack
+    target: str = "x86-64"
+
+
+def make_runtime(built: Built, *, gc: str = "semispace", stress: bool = False, semispace_size: int = 1 << 20,
+                 roots=None):
+    """The runtime of the built program's target (x86-32 programs get the GC-info root finder)."""
+    if built.target == "x86-32":
+        from gctoy.runtime.run32 import Runtime32
+        from gctoy.runtime.stackwalk32 import GCInfoRoots
+
+        if gc != "none" and roots is None:
+            roots = GCInfoRoots()
+        return Runtime32(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size,
+                         roots=roots if gc != "none" else None)
+    return Runtime(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size, roots=roots)
 
 
 @dataclass(frozen=True)
@@ -102,9 +125,19 @@ def build_shadow_stack(text: str) -> Built:
     return Built(_loaded(compiled), len(compiled.image.code), meta, frame)
 
 
+def build_x86_gcinfo(text: str) -> Built:
+    """The IR as written, lowered to x86-32 (JIT32) with CoreCLR x86 GC info per method."""
+    from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION
+    from gctoy.runtime.stackwalk32 import compile_with_gcinfo
+
+    compiled, _ = compile_with_gcinfo(parse_module(text))
+    return Built(compiled, len(compiled.image.code), len(compiled.image.sections[GCINFO_SECTION]), 0, "x86-32")
+
+
 DESIGNS: list[Design] = [
     Design("statepoint", build_statepoint),
     Design("shadow-stack", build_shadow_stack),
+    Design("x86-gcinfo", build_x86_gcinfo),
 ]
 
 
@@ -154,7 +187,7 @@ def callee_loop(n: int, k: int) -> str:
 
 def executed(built: Built) -> tuple[int, int]:
     """(instructions, result) of one run of @main with a heap big enough never to collect."""
-    runtime = Runtime(built.loaded, gc="none", semispace_size=1 << 22)
+    runtime = make_runtime(built, gc="none", semispace_size=1 << 22)
     result = runtime.run(max_instructions=None)
     return runtime.machine.instructions, result.result
 
@@ -180,7 +213,7 @@ class TimedRoots:
 
     def __init__(self, inner) -> None:
         self.inner = inner
-        self.design = inner.design
+        self.design = getattr(inner, "design", "x86-gcinfo")
         self.seconds = 0.0
 
     def may_collect(self, machine) -> bool:
@@ -203,9 +236,13 @@ class TimedRoots:
 def stressed(built: Built) -> tuple[int, float, float, int, tuple]:
     """(collections, seconds collecting, seconds finding roots, objects copied, output), collecting at
     every runtime call."""
-    probe = Runtime(built.loaded)
-    roots = TimedRoots(probe.roots)
-    runtime = Runtime(built.loaded, stress=True, roots=roots)
+    if built.target == "x86-32":
+        from gctoy.runtime.stackwalk32 import GCInfoRoots
+
+        roots = TimedRoots(GCInfoRoots())
+    else:
+        roots = TimedRoots(Runtime(built.loaded).roots)
+    runtime = make_runtime(built, stress=True, roots=roots)
     spent = 0.0
     original = runtime.collect
 
@@ -263,7 +300,7 @@ def main(argv: list[str]) -> int:
         outputs = set()
         for d in DESIGNS:
             built = builds[(seed, d.name)] = d.build(text)
-            runtime = Runtime(built.loaded, gc="none", semispace_size=1 << 22)
+            runtime = make_runtime(built, gc="none", semispace_size=1 << 22)
             result = runtime.run(max_instructions=None)
             outputs.add((tuple(runtime.printed), result.result))
             row = (runtime.machine.instructions, built.code_bytes, built.metadata_bytes, built.frame_bytes)

@@ -98,6 +98,11 @@ def _decoded(data: bytes, version: int, legacy: bool) -> DecodedMethod:
     return decode_with_entries(data, version, legacy=legacy)
 
 
+def decoded_method(data: bytes, version: int = CURRENT_VERSION, *, legacy: bool = False) -> DecodedMethod:
+    """`decode_with_entries` of a blob, remembered (a stack walker decodes the same methods at every collection)."""
+    return _decoded(bytes(data), version, legacy)
+
+
 def _as_decoded(info_or_bytes: MethodGCInfo | bytes, version: int, legacy: bool) -> tuple[DecodedMethod, bytes]:
     data = encode(info_or_bytes, version, legacy=legacy) if isinstance(info_or_bytes, MethodGCInfo) \
         else bytes(info_or_bytes)

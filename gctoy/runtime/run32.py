@@ -316,8 +316,7 @@ class Runtime32:
         return outcome
 
     def _suspend(self) -> str:
-        from gctoy.coreclr.gcrefs import code_region
-        from gctoy.coreclr.method import decode
+        from gctoy.coreclr.gcrefs import code_region, decoded_method
         from gctoy.runtime.stackwalk32 import return_address_slot, roots_of32, walk_from
 
         machine = self.machine
@@ -333,7 +332,7 @@ class Runtime32:
             return "resumed"
         start, blob = found
         offset = pc - start
-        info = decode(blob)
+        info = decoded_method(blob).info
         if code_region(info, offset)[0] != "body":
             return "resumed"
         if info.header.interruptible:

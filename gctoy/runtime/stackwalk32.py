@@ -107,8 +107,7 @@ def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: in
               hijacked: dict[int, int] | None = None) -> list[WalkedFrame]:
     """Walk from a frame at ``pc`` with ESP/EBP as given there: the innermost frame is the active one
     (stopped at ``pc`` itself) if ``active``, else a caller stopped at the return address ``pc``."""
-    from gctoy.coreclr.gcrefs import gc_refs_at, pushed_arg_size, stack_size
-    from gctoy.coreclr.method import decode
+    from gctoy.coreclr.gcrefs import decoded_method, gc_refs_at, pushed_arg_size, stack_size
 
     hijacked = hijacked or {}
     frames: list[WalkedFrame] = []
@@ -120,7 +119,7 @@ def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: in
         offset = pc - start
         refs = gc_refs_at(blob, offset, active_frame=active, esp=esp, ebp=ebp, read_dword=machine.read_u32)
         frames.append(WalkedFrame(start, offset, esp, ebp, tuple(refs)))
-        hdr = decode(blob).header
+        hdr = decoded_method(blob).info.header
         if hdr.ebp_frame:
             slot = ebp + 4
             ebp = machine.read_u32(ebp)
@@ -136,10 +135,9 @@ def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: in
 
 def return_address_slot(machine: Machine, blob: bytes, offset: int) -> int:
     """Where the return address of the frame stopped at ``offset`` (in its body) is stored."""
-    from gctoy.coreclr.gcrefs import pushed_arg_size, stack_size
-    from gctoy.coreclr.method import decode
+    from gctoy.coreclr.gcrefs import decoded_method, pushed_arg_size, stack_size
 
-    hdr = decode(blob).header
+    hdr = decoded_method(blob).info.header
     if hdr.ebp_frame:
         return machine.reg("ebp") + 4
     return machine.sp + pushed_arg_size(blob, offset) + stack_size(hdr)
