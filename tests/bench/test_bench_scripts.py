@@ -1,0 +1,29 @@
+"""The comparison benchmarks run end to end on small inputs and print the rows they promise."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _run(script: str, *args: str) -> str:
+    r = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_designs_bench_compares_three_designs():
+    out = _run("bench_designs.py", "--calls", "50", "--seeds", "11", "--size", "6")
+    for design in ("statepoint", "shadow-stack", "x86-gcinfo"):
+        assert f"  total {design}" in out
+    assert "x86-gcinfo/statepoint:" in out and "instructions per call" in out
+
+
+def test_gcinfo_bench_prints_every_encoding():
+    out = _run("bench_gcinfo.py", "--seeds", "1", "--sizes", "4", "8")
+    for name in ("EBP, partial", "EBP-less, partial", "EBP, full", "EBP-less, full", "growth per doubling"):
+        assert name in out
+    assert "ratio (time per byte, GC info / stack map)" in out
