@@ -128,6 +128,36 @@ def field_offset(ty: Type, index: int) -> int:
     return offsets[index]
 
 
+def gep_terms(inst: I.GetElementPtr) -> tuple[int, list[tuple[Value, int]]]:
+    """A GEP's address as ``pointer + constant + sum(index * scale)``: the constant (bytes, not yet
+    wrapped to the pointer width) and the variable indices with their scales. Struct fields must
+    be constant; variable indices are signed."""
+    constant = 0
+    terms: list[tuple[Value, int]] = []
+    ty: Type = inst.source_type
+    for n, idx in enumerate(inst.indices):
+        if n == 0:
+            scale = size_of(ty)
+        elif isinstance(ty, (StructType, NamedStructType)):
+            if not isinstance(idx, ConstantInt):
+                raise CodegenError("a struct field index must be a constant")
+            constant += field_offset(ty, idx.value)
+            ty = ty.elements[idx.value]
+            continue
+        elif isinstance(ty, ArrayType):
+            ty = ty.element
+            scale = size_of(ty)
+        else:
+            raise CodegenError(f"getelementptr cannot index into {ty}")
+        if isinstance(idx, ConstantInt):
+            bits = idx.type.bits
+            value = idx.value & ((1 << bits) - 1)
+            constant += (value - (1 << bits) if value >> (bits - 1) else value) * scale
+        else:
+            terms.append((idx, scale))
+    return constant, terms
+
+
 def has_slot(value: Value) -> bool:
     """Whether a value gets an 8-byte slot: arguments and instruction results that carry data."""
     if not isinstance(value, (Argument, I.Instruction)) or isinstance(value, (I.Alloca, I.LandingPad)):

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from ..emu import Image
 from ..ir import instructions as I
 from ..ir.module import Module
-from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type, is_gc_pointer
+from ..ir.types import IntType, PointerType, Type, is_gc_pointer
 from ..ir.values import (
     Argument,
     ConstantExpr,
@@ -46,7 +46,7 @@ from ..ir.values import (
     Value,
     ZeroInitializer,
 )
-from .frame import CodegenError, field_offset, size_of
+from .frame import CodegenError, gep_terms, size_of
 from .frame32 import (
     CALLEE_SAVED,
     EBP_FRAME_THRESHOLD,
@@ -491,33 +491,16 @@ class _Lowering32:
 
     def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
         self.load_lo("eax", inst.pointer)
-        constant = 0
-        ty: Type = inst.source_type
-        for n, idx in enumerate(inst.indices):
-            if n == 0:
-                scale = size_of(ty)
-            elif isinstance(ty, (StructType, NamedStructType)):
-                if not isinstance(idx, ConstantInt):
-                    raise CodegenError("a struct field index must be a constant")
-                constant += field_offset(ty, idx.value)
-                ty = ty.elements[idx.value]
-                continue
-            elif isinstance(ty, ArrayType):
-                ty = ty.element
-                scale = size_of(ty)
-            else:
-                raise CodegenError(f"getelementptr cannot index into {ty}")
-            if isinstance(idx, ConstantInt):
-                constant += _signed(idx.value, value_bits(idx.type)) * scale
-            else:
-                self.load_lo("ecx", idx)  # addresses are 32 bits: only the low dword matters
-                ib = value_bits(idx.type)
-                if ib < 32:
-                    self.emit(f"shl ecx, {32 - ib}")
-                    self.emit(f"sar ecx, {32 - ib}")
-                if scale != 1:
-                    self.emit(f"imul ecx, ecx, {scale}")
-                self.emit("add eax, ecx")
+        constant, terms = gep_terms(inst)
+        for idx, scale in terms:
+            self.load_lo("ecx", idx)  # addresses are 32 bits: only the low dword matters
+            ib = value_bits(idx.type)
+            if ib < 32:
+                self.emit(f"shl ecx, {32 - ib}")
+                self.emit(f"sar ecx, {32 - ib}")
+            if scale != 1:
+                self.emit(f"imul ecx, ecx, {scale}")
+            self.emit("add eax, ecx")
         constant = _signed(constant, 32)
         if constant:
             self.emit(f"add eax, {constant}")

@@ -40,7 +40,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from ..stackmap import Location, LocationKind, StackMap, StackMapRecord, StkSizeRecord, emit
-from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, size_of
+from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, size_of
 
 DWARF_RSP = 7
 STACKMAP_SECTION = ".llvm_stackmaps"
@@ -339,30 +339,13 @@ class _FunctionLowering:
 
     def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
         self.load("rax", inst.pointer)
-        constant = 0
-        ty: Type = inst.source_type
-        for n, idx in enumerate(inst.indices):
-            if n == 0:
-                scale = size_of(ty)
-            elif isinstance(ty, (StructType, NamedStructType)):
-                if not isinstance(idx, ConstantInt):
-                    raise CodegenError("a struct field index must be a constant")
-                constant += field_offset(ty, idx.value)
-                ty = ty.elements[idx.value]
-                continue
-            elif isinstance(ty, ArrayType):
-                ty = ty.element
-                scale = size_of(ty)
-            else:
-                raise CodegenError(f"getelementptr cannot index into {ty}")
-            if isinstance(idx, ConstantInt):
-                constant += _signed(idx.value, _width(idx.type)) * scale
-            else:
-                self.load("rcx", idx)
-                self.sign_extend(_width(idx.type), "rcx")
-                if scale != 1:
-                    self.emit(f"imul rcx, rcx, {scale}")
-                self.emit("add rax, rcx")
+        constant, terms = gep_terms(inst)
+        for idx, scale in terms:
+            self.load("rcx", idx)
+            self.sign_extend(_width(idx.type), "rcx")
+            if scale != 1:
+                self.emit(f"imul rcx, rcx, {scale}")
+            self.emit("add rax, rcx")
         constant = _signed(constant, 64)
         if constant:
             if -(1 << 31) <= constant < (1 << 31):
