@@ -4,7 +4,8 @@
 #   ./run.sh book [JUPYTER-LAB-ARGS...]   JupyterLab on notebooks/  (e.g. --no-browser --ip=127.0.0.1)
 #   ./run.sh test [PYTEST-ARGS...]        every test: tests/ and the notebooks under nbval
 #   ./run.sh bench [ARGS...]              bench/run_all.py
-#   ./run.sh nightly [PYTEST-ARGS...]     the long randomised tests (5000 programs vs LLVM, 200k fuzz inputs)
+#   ./run.sh nightly [PYTEST-ARGS...]     the long randomised tests (5000 programs vs LLVM, 200k fuzz inputs per
+#                                         fuzzer, 1000 generated programs per runtime design)
 #   ./run.sh setup                        only the setup
 #
 # Setup, done each time and quick when nothing changed:
@@ -225,8 +226,11 @@ cmd_nightly() {
     # The long versions of the randomised tests: many more generated programs against LLVM 14
     # and many more fuzzed inputs than the fixed-seed runs of `./run.sh test`.
     GCTOY_DIFF_COUNT="${GCTOY_DIFF_COUNT:-5000}" GCTOY_FUZZ_COUNT="${GCTOY_FUZZ_COUNT:-200000}" \
+    GCTOY_RUN_COUNT="${GCTOY_RUN_COUNT:-1000}" \
         cmd_test tests/passes/test_rs4gc_differential.py tests/ir/test_fuzz_parser.py \
-        tests/passes/test_verify_safepoints.py "$@"
+        tests/passes/test_verify_safepoints.py tests/coreclr/test_coreclr_blob_fuzz.py \
+        tests/coreclr/test_coreclr_ptrtab_fuzz_a.py tests/coreclr/test_coreclr_ptrtab_fuzz_b.py \
+        tests/runtime/test_runtime_differential.py tests/runtime/test_runtime_shadow_stack_generated.py "$@"
 }
 
 cmd_bench() {
