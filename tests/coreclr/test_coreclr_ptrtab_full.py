@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gctoy.coreclr.codecs import GCInfoEncodeError
@@ -249,11 +249,11 @@ def build(choices, ebp_frame: bool, partial: bool) -> FullTable:
     live: dict[str, bool] = {}
     depth = 0
     ptrs: list[int] = []  # pointer slots, increasing
-    last_was_reg = False
+    reg_run_at = None  # the offset of the last register events
     for kind, delta_pick, a, b in choices:
         delta = (0, 1, 3, 7, 8, 15, 40, 71, 72, 130)[delta_pick]
-        if kind in (0, 1) and last_was_reg and delta == 0:
-            delta = 1  # a new register run must not merge with the previous one
+        if kind in (0, 1) and reg_run_at == offset + delta:
+            delta += 1  # a new register run must not merge with an earlier one at the same offset
         if kind == 0 or (kind == 1 and not live):  # registers: some die, some become live
             offset += delta
             dead = sorted((r for r in live if a >> REGS.index(r) & 1), key=REGS.index)
@@ -264,15 +264,15 @@ def build(choices, ebp_frame: bool, partial: bool) -> FullTable:
             for i, r in enumerate(born):
                 events.append(RegLive(offset, r, interior=bool(a >> (i + 8) & 1), this=bool(a >> 12 & 1) and i == 0))
                 live[r] = True
-            last_was_reg = bool(dead or born)
+            if dead or born:
+                reg_run_at = offset
             continue
         offset += delta
-        last_was_reg = False
         if kind == 1:
             r = sorted(live, key=REGS.index)[a % len(live)]
             events.append(RegDead(offset, r))
             del live[r]
-            last_was_reg = True
+            reg_run_at = offset
         elif kind == 2 and depth < 12:
             slot = depth + (b % 3 if partial else 0)
             events.append(PushPtr(offset, slot, interior=bool(a & 1), this=bool(a & 2) and not partial))
@@ -353,6 +353,7 @@ def test_law_decode_encode_roundtrip(choices, mode):
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(CHOICES, MODES)
+@example([(0, 0, 0, 1), (4, 0, 0, 0), (0, 0, 1, 0)], (False, False))  # a pop with nothing to pop between two runs
 def test_law_scan_equals_semantic_evaluation_at_every_offset(choices, mode):
     ebp_frame, partial = mode
     hdr = EBP_HDR if ebp_frame else ESP_HDR
