@@ -226,7 +226,7 @@ cmd_nightly() {
     # The long versions of the randomised tests: many more generated programs against LLVM 14
     # and many more fuzzed inputs than the fixed-seed runs of `./run.sh test`.
     GCTOY_DIFF_COUNT="${GCTOY_DIFF_COUNT:-5000}" GCTOY_FUZZ_COUNT="${GCTOY_FUZZ_COUNT:-200000}" \
-    GCTOY_RUN_COUNT="${GCTOY_RUN_COUNT:-1000}" \
+    GCTOY_RUN_COUNT="${GCTOY_RUN_COUNT:-1000}" GCTOY_RANDOM_PROPERTIES=1 \
         cmd_test tests/passes/test_rs4gc_differential.py tests/ir/test_fuzz_parser.py \
         tests/passes/test_verify_safepoints.py tests/coreclr/test_coreclr_blob_fuzz.py \
         tests/coreclr/test_coreclr_ptrtab_fuzz_a.py tests/coreclr/test_coreclr_ptrtab_fuzz_b.py \

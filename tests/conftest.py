@@ -12,11 +12,13 @@ from llvm_tools import LLVMTools, find_llvm
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-# CI shares two cores between two xdist workers: no per-example deadline there, and print the
-# blob that reproduces a failure.
-settings.register_profile("ci", deadline=None, print_blob=True)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+# `./run.sh test` (and CI) share two cores between two xdist workers: no per-example deadline,
+# the blob that reproduces a failure is printed, and the examples are derived from each test's
+# name, so a run is reproducible. `./run.sh nightly` sets GCTOY_RANDOM_PROPERTIES=1 and explores
+# new random examples every time.
+settings.register_profile("reproducible", deadline=None, print_blob=True, derandomize=True)
+settings.register_profile("explore", deadline=None, print_blob=True)
+settings.load_profile("explore" if os.environ.get("GCTOY_RANDOM_PROPERTIES") else "reproducible")
 
 
 @pytest.fixture(scope="session")
