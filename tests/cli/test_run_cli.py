@@ -77,3 +77,14 @@ def test_llc_writes_the_stack_map_section(tmp_path):
     m = parse_module(PROGRAMS["list"])
     run(m, "rewrite-statepoints-for-gc")
     assert parse(data) == compile_module(m).stackmap
+
+
+def test_python_dash_m_gctoy_is_the_command(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "p.ll"
+    src.write_text('declare void @print_i64(i64)\ndefine i64 @main() gc "statepoint-example" {\n'
+                   '  call void @print_i64(i64 7)\n  ret i64 5\n}\n')
+    r = subprocess.run([sys.executable, "-m", "gctoy", "run", str(src)], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.split() == ["7", "result:", "5"]
