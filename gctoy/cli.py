@@ -13,7 +13,6 @@ from .errors import GCToyError, IRParseError, VerifyError
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .stackmap.command import cmd_readobj
-from .coreclr.command import cmd_gcinfo_x86
 
 
 def _opt_parser() -> argparse.ArgumentParser:
@@ -266,6 +265,13 @@ def cmd_run(argv: list[str]) -> int:
     print(f"result: {result.result}")
     print(result.stats.summary(), file=sys.stderr)
     return 0
+
+
+def cmd_gcinfo_x86(argv: list[str]) -> int:
+    """``gctoy gcinfo-x86``: CoreCLR x86 GC info (imported on use, so other commands start faster)."""
+    from .coreclr.command import cmd_gcinfo_x86 as command
+
+    return command(argv)
 
 
 COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_readobj,
