@@ -21,7 +21,7 @@ from .types import (
     Type,
     VectorType,
 )
-from .values import Attribute, BasicBlock, ConstantInt, Value, find_string_attr
+from .values import Attribute, BasicBlock, ConstantInt, Function, Value, find_string_attr
 
 BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
 FLOAT_OPS = ("fadd", "fsub", "fmul", "fdiv", "frem")
@@ -512,8 +512,6 @@ class CallBase(Instruction):
     @property
     def callee_name(self) -> str | None:
         """The name of a directly called function, else None."""
-        from .values import Function
-
         return self.callee.name if isinstance(self.callee, Function) else None
 
     @property

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..errors import VerifyError
 from . import instructions as I
 from .gcroot_rules import gc_intrinsic_problems
-from .intrinsics import is_relocate_name, is_result_name
+from .intrinsics import RELOCATE, RESULT, STATEPOINT, base_name, is_relocate_name, is_result_name
 from .module import Module
 from .statepoint import Statepoint, StatepointForm, source_location, token_statepoint
 from .types import I1, VOID, FunctionType, IntType, PointerType, is_gc_pointer
@@ -59,6 +59,7 @@ class _FunctionVerifier:
         self.fn = fn
         self.problems: list[Problem] = []
         self._users: dict[int, list[I.Instruction]] | None = None
+        self._views: dict[int, Statepoint | VerifyError] = {}
 
     def where(self, inst: I.Instruction | None = None) -> str:
         if inst is not None:
@@ -218,18 +219,21 @@ class _FunctionVerifier:
     # -- statepoints --------------------------------------------------------------------------
     def statepoints(self) -> None:
         for inst in self.fn.instructions():
-            if Statepoint.is_statepoint(inst):
+            if not isinstance(inst, I.CallBase):
+                continue
+            kind = base_name(inst.callee_name)
+            if kind == STATEPOINT:
                 self.check_statepoint(inst)
-            elif isinstance(inst, I.Call) and is_relocate_name(inst.callee_name):
+            elif kind == RELOCATE and isinstance(inst, I.Call):
                 self.check_relocate(inst)
-            elif isinstance(inst, I.Call) and is_result_name(inst.callee_name):
+            elif kind == RESULT and isinstance(inst, I.Call):
                 self.check_result(inst)
 
     def check_statepoint(self, call: I.CallBase) -> None:
         if self.fn.gc is None:
             self.report(call, "gc.statepoint in a function without a 'gc' attribute (the collector must be named)")
         try:
-            sp = Statepoint.of(call)
+            sp = self.view(call)
         except VerifyError as e:
             self.report(call, e.message)
             return
@@ -264,6 +268,19 @@ class _FunctionVerifier:
             if a.type != p:
                 self.report(call, f"gc.statepoint call argument {k} has type '{a.type}', the target expects '{p}'")
 
+    def view(self, call: I.CallBase) -> Statepoint:
+        """``Statepoint.of(call)``, decoded once per statepoint (its relocates and result ask again)."""
+        got = self._views.get(id(call))
+        if got is None:
+            try:
+                got = Statepoint.of(call)
+            except VerifyError as e:
+                got = e
+            self._views[id(call)] = got
+        if isinstance(got, VerifyError):
+            raise got
+        return got
+
     def token_users(self, call) -> list[I.Instruction]:
         if self._users is None:
             self._users = {}
@@ -284,7 +301,7 @@ class _FunctionVerifier:
             self.report(call, "gc.relocate must be tied to a statepoint (its token or a statepoint's landingpad)")
             return
         try:
-            sp = Statepoint.of(sp_call)
+            sp = self.view(sp_call)
         except VerifyError:
             return  # reported at the statepoint
         for which, idx in (("base", call.args[1]), ("derived", call.args[2])):
@@ -315,7 +332,7 @@ class _FunctionVerifier:
             self.report(call, "gc.result must take the token of a statepoint")
             return
         try:
-            sp = Statepoint.of(tok)
+            sp = self.view(tok)
         except VerifyError:
             return
         tty = sp.target_type
