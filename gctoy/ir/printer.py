@@ -5,12 +5,13 @@ unnamed result), exactly the numbering the parser expects back.
 """
 from __future__ import annotations
 
-from ..errors import GCToyError
+from ..errors import GCToyError, VerifyError
 from . import instructions as I
 from .intrinsics import RELOCATE, STATEPOINT, base_name, intrinsic_name
 from .module import Module
 from .names import escape_bytes, escape_string, quote_name
-from .types import FunctionType, PointerType, Type, VOID
+from .statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
+from .types import ArrayType, FunctionType, PointerType, StructType, Type, VectorType, VOID
 from .values import (
     Argument,
     Attribute,
@@ -165,8 +166,6 @@ class _Printer:
         if isinstance(v, ConstantAggregate):
             inner = ", ".join(self.typed(e) for e in v.elements)
             ty = v.type
-            from .types import ArrayType, StructType, VectorType
-
             if isinstance(ty, ArrayType):
                 return f"[{inner}]"
             if isinstance(ty, VectorType):
@@ -341,13 +340,8 @@ class _Printer:
 
     def relocate_comment(self, call: I.Call) -> str:
         """LLVM prints ``; (%base, %derived)`` after each gc.relocate; so do we."""
-        from ..errors import VerifyError
-        from .statepoint import GCRelocate, Statepoint, token_statepoint
-
         fn = call.function
         if self._unwinds_for is not fn:
-            from .statepoint import statepoint_unwind_map
-
             self._unwinds = statepoint_unwind_map(fn) if fn is not None else {}
             self._unwinds_for = fn
         try:

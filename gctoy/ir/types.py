@@ -10,6 +10,8 @@ from __future__ import annotations
 import abc
 from dataclasses import dataclass, field
 
+from .names import quote_name
+
 #: The address space that ``statepoint-example`` and ``coreclr`` use for GC pointers.
 GC_ADDRSPACE = 1
 
@@ -140,8 +142,6 @@ class NamedStructType(Type):
     body: "StructBody" = field(compare=False, hash=False, repr=False, default=None)  # type: ignore[assignment]
 
     def render(self, opaque: bool = False) -> str:
-        from .names import quote_name
-
         return "%" + quote_name(self.name)
 
     @property
