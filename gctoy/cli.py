@@ -166,7 +166,14 @@ def cmd_llc(argv: list[str]) -> int:
     p.add_argument("-o", dest="output", help="write the assembly here instead of standard output")
     p.add_argument("--place-safepoints", action="store_true", help="run place-safepoints before RS4GC")
     p.add_argument("--implicit-declarations", action="store_true", help="declare what the input leaves undeclared")
+    p.add_argument("--target", choices=["x86-64", "x86-32"], default="x86-64",
+                   help="x86-32: lower the IR as written with CoreCLR's JIT32 conventions and print each "
+                   "method's x86 GC info (bytes and gcdump text) instead of a stack map")
+    p.add_argument("--frame", choices=["auto", "ebp", "esp"], default="auto",
+                   help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice")
     args = p.parse_args(argv)
+    if args.target == "x86-32":
+        return _llc_x86_32(args)
     from .codegen import compile_module
     from .stackmap import format_stackmap
 
@@ -199,6 +206,40 @@ def cmd_llc(argv: list[str]) -> int:
         parts += ["", "# the section above, as llvm-readobj --stackmap prints it (function addresses are",
                   "# those of gctoy's image):"]
         parts += ["# " + line for line in format_stackmap(compiled.stackmap).splitlines()]
+    out = "\n".join(parts) + "\n"
+    if args.output and args.output != "-":
+        Path(args.output).write_text(out, encoding="utf-8")
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
+def _llc_x86_32(args) -> int:
+    """``gctoy llc --target x86-32``: JIT32 assembly, then every method's GC-info blob and its gcdump text."""
+    from .codegen.x86_32 import compile_module32
+    from .coreclr import encode, gcdump
+    from .coreclr.emit_gcinfo import module_gcinfo
+
+    try:
+        module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
+                              implicit_declarations=args.implicit_declarations)
+        compiled = compile_module32(module, frame=args.frame)
+        infos = module_gcinfo(compiled)
+    except OSError as e:
+        print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except GCToyError as e:
+        print(_format_error(e, args.input), file=sys.stderr)
+        return 1
+    parts = ["\t.text", compiled.asm_text.rstrip()]
+    if compiled.data_text.strip():
+        parts += ["", "\t.data", compiled.data_text.rstrip()]
+    parts += ["", '\t.section .gcinfo_x86,"a"', "# CoreCLR x86 GC info (version 5), one blob per method"]
+    for name, info in infos.items():
+        blob = encode(info)
+        parts += ["", f"__gcinfo_{name}:"]
+        parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16)]
+        parts += ["# " + line if line else "#" for line in gcdump(blob).splitlines()]
     out = "\n".join(parts) + "\n"
     if args.output and args.output != "-":
         Path(args.output).write_text(out, encoding="utf-8")
@@ -286,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
               "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
               "  readobj  print an object's stack map as llvm-readobj --stackmap does\n"
               "  gcinfo-x86  dump (gcdump text) or encode CoreCLR x86 GC info\n"
-              "  llc      lower IR to x86-64 assembly with its stack map\n"
+              "  llc      lower IR to x86-64 assembly with its stack map (--target x86-32: with CoreCLR GC info)\n"
               "  run      run IR (or an llc-compiled object) on the emulated machine under the moving collector\n\n"
               "'gctoy <command> --help' describes a command.")
         return 0 if argv else 2
