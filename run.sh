@@ -3,6 +3,7 @@
 #
 #   ./run.sh book [JUPYTER-LAB-ARGS...]   JupyterLab on notebooks/  (e.g. --no-browser --ip=127.0.0.1)
 #   ./run.sh test [PYTEST-ARGS...]        every test: tests/ and the notebooks under nbval
+#   ./run.sh html                         the HTML book in book/_build/html, readable with no network
 #   ./run.sh bench [ARGS...]              bench/run_all.py
 #   ./run.sh nightly [PYTEST-ARGS...]     the long randomised tests (5000 programs vs LLVM, 200k fuzz inputs per
 #                                         fuzzer, 1000 generated programs per runtime design)
@@ -12,8 +13,12 @@
 #   1. Debian packages: graphviz (`dot`), llvm-14 and llvm (`opt`, `llc`, `llvm-readobj`), and
 #      llvm-19 if it can be had (optional). Installed with apt-get when we are root or have
 #      passwordless sudo; otherwise a message says what is missing. GCTOY_NO_APT=1 skips this step.
+#      Also chromium (optional): the browser tests of the HTML book's widgets.
 #   2. A virtual environment in .venv with `pip install -e '.[test,book]'`, re-run only when
 #      pyproject.toml changes.
+#   3. For `html` only: the book's JavaScript (require.js, the ipywidgets HTML manager, MathJax),
+#      fetched once with `npm pack` into book/_vendor_root (git-ignored; see gctoy/book.py).
+#      After that, building and reading the book need no network.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -25,7 +30,7 @@ say() { printf 'run.sh: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 2; }
 
 usage() {
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 # ---------------------------------------------------------------- system packages
@@ -67,6 +72,10 @@ have_llvm() {
     done
 }
 
+have_chromium() {
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1
+}
+
 have_unversioned_llvm() {
     local tool
     for tool in opt llc llvm-readobj; do
@@ -90,8 +99,10 @@ setup_system() {
     fi
     local want_llvm19=0
     have_llvm 19 || want_llvm19=1
+    local want_chromium=0
+    have_chromium || want_chromium=1
 
-    if [ "${#needed[@]}" -eq 0 ] && [ "$want_llvm19" -eq 0 ]; then
+    if [ "${#needed[@]}" -eq 0 ] && [ "$want_llvm19" -eq 0 ] && [ "$want_chromium" -eq 0 ]; then
         return 0
     fi
 
@@ -106,14 +117,22 @@ setup_system() {
                 say "warning: llvm-19 could not be installed; the LLVM 19 (opaque pointer) differential tests will be skipped"
             fi
         fi
+        if [ "$want_chromium" -eq 1 ]; then
+            if ! apt_install chromium; then
+                say "warning: chromium could not be installed; the browser tests of the HTML book will be skipped"
+            fi
+        fi
     elif [ "${#needed[@]}" -gt 0 ]; then
         local list
         list="$(printf '%s, ' "${missing[@]}")"
         list="${list%, }"
-        say "missing: $list. Install the Debian packages ${needed[*]} (and optionally llvm-19):" \
-            "sudo apt-get install ${needed[*]} llvm-19. Continuing; the tests that need them are skipped with a reason."
+        say "missing: $list. Install the Debian packages ${needed[*]} (and optionally llvm-19 and chromium):" \
+            "sudo apt-get install ${needed[*]} llvm-19 chromium. Continuing; the tests that need them are skipped with a reason."
     else
-        say "note: LLVM 19 is not installed (optional; apt-get install llvm-19 enables the opaque-pointer differential tests)"
+        [ "$want_llvm19" -eq 0 ] ||
+            say "note: LLVM 19 is not installed (optional; apt-get install llvm-19 enables the opaque-pointer differential tests)"
+        [ "$want_chromium" -eq 0 ] ||
+            say "note: Chromium is not installed (optional; apt-get install chromium enables the HTML book's browser tests)"
     fi
 }
 
@@ -222,6 +241,13 @@ cmd_book() {
     exec "$VENV/bin/jupyter" lab "${extra[@]}" "$@" "$dir"
 }
 
+cmd_html() {
+    # Vendors the JavaScript on first use (npm pack; later runs use the copy), builds with
+    # Jupyter Book 1.x from the committed outputs and widget states, and checks that every page
+    # is there and loads nothing from the network.
+    "$VENV/bin/python" -m gctoy.book build book
+}
+
 cmd_nightly() {
     # The long versions of the randomised tests: many more generated programs against LLVM 14
     # and many more fuzzed inputs than the fixed-seed runs of `./run.sh test`.
@@ -247,6 +273,7 @@ main() {
     case "$command" in
         test)  setup; cmd_test "$@" ;;
         book)  setup; cmd_book "$@" ;;
+        html)  setup; cmd_html ;;
         bench) setup; cmd_bench "$@" ;;
         nightly) setup; cmd_nightly "$@" ;;
         setup) setup ;;
