@@ -39,6 +39,20 @@ bytes pushed so far at that instruction (the code generator tracks it; so does t
 
 A phi has a shadow slot as in frame.py: predecessors write it, the phi's block copies it in.
 
+Register homes. A few GC pointer values may live in a callee-saved register (EBX, ESI, EDI)
+instead of a slot: they then survive calls without a store and a reload, and the GC info
+names the *register* at each call site. Such a value has no slot; its register is saved by
+the prolog like any other callee-saved register the body uses, and the frame gets one
+*spill dword* per home, where an instruction that needs the register as a temporary (the
+i64 lowering uses EBX, ESI and EDI) parks the home's value meanwhile. A spilled copy is
+never live at a call, so the GC info never mentions it::
+
+    | saved edi/esi/ebx   |  (the caller's values: the stack walker finds them here)
+    +---------------------+
+    | value slots ...     |
+    | spill dword of esi  |  a stale copy outside one instruction's code
+    +---------------------+ <- esp0
+
 An alloca whose type holds GC pointers is stack memory the collector must see: each of its
 pointer fields is an *untracked* slot (reported for the whole body), so the code right after
 the prolog zeroes those fields before anything can observe them, as the JIT zeroes its
@@ -47,6 +61,7 @@ untracked GC locals.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..ir import instructions as I
@@ -160,16 +175,26 @@ def has_slot(value: Value) -> bool:
 class Frame32:
     """The fixed layout of one function's locals and its frame kind."""
 
-    def __init__(self, function: Function, ebp_frame: bool, saved: tuple[str, ...] = CALLEE_SAVED) -> None:
+    def __init__(self, function: Function, ebp_frame: bool, saved: tuple[str, ...] = CALLEE_SAVED,
+                 homes: Mapping[int, str] | None = None) -> None:
         self.function = function
         self.ebp_frame = ebp_frame
-        self.saved = tuple(r for r in CALLEE_SAVED if r in saved)
+        #: id(value) -> the callee-saved register that holds the value instead of a slot
+        self.homes: dict[int, str] = dict(homes or {})
+        for reg in self.homes.values():
+            if reg not in CALLEE_SAVED:
+                raise CodegenError(f"a register home must be one of {', '.join(CALLEE_SAVED)}, not {reg!r}")
+        if len(set(self.homes.values())) != len(self.homes):
+            raise CodegenError("two values share a register home")
+        self.saved = tuple(r for r in CALLEE_SAVED if r in saved or r in self.homes.values())
+        self._spills: dict[str, int] = {}
         self._slots: dict[int, int] = {}
         self._shadows: dict[int, int] = {}
         self._allocas: dict[int, int] = {}
         allocas: list[I.Alloca] = []
         values: list[Value] = [a for a in function.args if has_slot(a)]
         phis: list[I.Phi] = []
+        homed: list[Value] = [a for a in function.args if id(a) in self.homes]
         for inst in function.instructions():
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
@@ -177,6 +202,14 @@ class Frame32:
                 values.append(inst)
                 if isinstance(inst, I.Phi):
                     phis.append(inst)
+            if id(inst) in self.homes:
+                homed.append(inst)
+        for v in homed:
+            if not has_slot(v) or not is_gc_pointer(v.type):
+                raise CodegenError(f"only GC pointer values can have a register home, not {v!r}")
+        if len(homed) != len(self.homes):
+            raise CodegenError(f"a register home names a value that is not in @{function.name}")
+        values = [v for v in values if id(v) not in self.homes]
         cursor = 0
         gc_fields: list[int] = []
         for a in allocas:
@@ -200,9 +233,15 @@ class Frame32:
         for p in phis:
             self._shadows[id(p)] = cursor
             cursor += SLOT_SIZE
+        for reg in CALLEE_SAVED:
+            if reg in self.homes.values():
+                self._spills[reg] = cursor
+                cursor += 4
         #: bytes of locals the prolog allocates (``frameSize`` = this / 4)
         self.size = _align_to(cursor, 4)
         self.values = tuple(values)
+        #: the values with a register home, in definition order
+        self.homed = tuple(homed)
         self.allocas = tuple(allocas)
         #: local offsets of the GC pointer fields inside allocas: untracked slots, zeroed by the prolog
         self.gc_alloca_fields = tuple(gc_fields)
@@ -223,7 +262,16 @@ class Frame32:
         try:
             return self._slots[id(value)]
         except KeyError:
-            raise CodegenError(f"{value!r} has no stack slot in @{self.function.name}") from None
+            where = f" (it lives in {self.homes[id(value)]})" if id(value) in self.homes else ""
+            raise CodegenError(f"{value!r} has no stack slot in @{self.function.name}{where}") from None
+
+    def home(self, value: Value) -> str | None:
+        """The callee-saved register holding a value instead of a slot, or None."""
+        return self.homes.get(id(value))
+
+    def spill(self, reg: str) -> int:
+        """The local offset of the dword that parks a home register while an instruction borrows it."""
+        return self._spills[reg]
 
     def shadow(self, phi: I.Phi) -> int:
         """The local offset of the slot predecessors write a phi's incoming value to."""
@@ -260,7 +308,50 @@ class Frame32:
             lines.append(f"  {self.address(self.alloca(a), 0)} alloca %{a.name}")
         for v in self.values:
             lines.append(f"  {self.address(self.local(v), 0)} %{v.name}")
+        for v in self.homed:
+            lines.append(f"  {self.homes[id(v)]} %{v.name}  (spill dword {self.address(self.spill(self.homes[id(v)]), 0)})")
         for v in self.values:
             if isinstance(v, I.Phi):
                 lines.append(f"  {self.address(self.shadow(v), 0)} shadow of %{v.name}")
         return "\n".join(lines)
+
+
+#: the registers that may home GC pointer values, in the order they are handed out
+GC_HOME_REGISTERS = ("esi", "edi", "ebx")
+#: the divisions lowered to calls of runtime helpers (call sites like any other call)
+HELPER_OPCODES = ("sdiv", "udiv", "srem", "urem")
+
+
+def is_call_site(inst: I.Instruction) -> bool:
+    """Whether the code of an instruction calls something: a call, or a division's runtime helper."""
+    return isinstance(inst, I.CallBase) or (isinstance(inst, I.BinaryOp) and inst.opcode in HELPER_OPCODES)
+
+
+def register_homes(fn: Function, limit: int = len(GC_HOME_REGISTERS)) -> dict[int, str]:
+    """id(value) -> home register for the (at most ``limit``) GC pointer values live across the most
+    call sites of ``fn``; ties go to the value defined first. Values live across no call stay in slots."""
+    from ..ir.analysis import Liveness
+
+    if not 0 <= limit <= len(GC_HOME_REGISTERS):
+        raise CodegenError(f"at most {len(GC_HOME_REGISTERS)} GC pointer values can have a register home, not {limit}")
+    if limit == 0:
+        return {}
+    order = {id(v): i for i, v in enumerate([*fn.args, *fn.instructions()])}
+    liveness = Liveness(fn, gc_only=True)
+    counts: dict[int, int] = {}
+    for inst in fn.instructions():
+        if is_call_site(inst):
+            for v in liveness.live_across(inst):
+                if id(v) in order and has_slot(v) and is_gc_pointer(v.type):
+                    counts[id(v)] = counts.get(id(v), 0) + 1
+    ranked = sorted(counts, key=lambda key: (-counts[key], order[key]))[:limit]
+    return {key: reg for key, reg in zip(ranked, GC_HOME_REGISTERS)}
+
+
+def home_count(gc_registers: int | bool) -> int:
+    """How many register homes a ``gc_registers`` option asks for (True: all three)."""
+    if isinstance(gc_registers, bool):
+        return len(GC_HOME_REGISTERS) if gc_registers else 0
+    if not isinstance(gc_registers, int) or not 0 <= gc_registers <= len(GC_HOME_REGISTERS):
+        raise CodegenError(f"gc_registers must be 0 to {len(GC_HOME_REGISTERS)} (or a bool), not {gc_registers!r}")
+    return gc_registers

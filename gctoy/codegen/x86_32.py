@@ -21,6 +21,13 @@ pops them (``ret n``). Results come back in EAX, i64 in EDX:EAX. EBX, ESI, EDI, 
 callee-saved. (CoreCLR's managed convention pushes left to right, the reverse of cdecl; so
 does ``Machine``'s ``jit32`` convention.)
 
+Register homes (``gc_registers``): the GC pointer values live across the most calls may be kept
+in ESI, EDI and EBX instead of slots (`register_homes`). Every read and write of such a value
+uses its register; an instruction whose code needs that register as a temporary parks it in
+the frame's spill dword meanwhile (`_Lowering32.borrow`). A home survives calls because the
+callee saves what it uses, so at a call site the GC info names the register, and the stack
+walker finds it where the callees' prologs saved it.
+
 Every method has one epilog, at its end: a ``ret`` jumps there. That is the shape the GC
 info header describes with ``epilogCount = 1, epilogAtEnd = 1``.
 """
@@ -51,16 +58,18 @@ from .frame32 import (
     CALLEE_SAVED,
     EBP_FRAME_THRESHOLD,
     FRAME_KINDS,
+    HELPER_OPCODES,
     Frame32,
+    home_count,
     place_arguments,
+    register_homes,
     stack_words,
     value_bits,
 )
 from .x86_64 import _check_symbol, _data_text, _signed, _strip_casts, _unsigned, constant_address
 
 #: runtime helpers for the 64-bit divisions (each takes two i64 on the stack, returns i64)
-DIV_HELPERS = {"sdiv": "__gctoy_i64_sdiv", "udiv": "__gctoy_i64_udiv",
-               "srem": "__gctoy_i64_srem", "urem": "__gctoy_i64_urem"}
+DIV_HELPERS = {op: f"__gctoy_i64_{op}" for op in HELPER_OPCODES}
 _UNSIGNED_CC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
                 "sgt": "a", "sge": "ae", "slt": "b", "sle": "be"}
 _HIGH_CC = {"ugt": "a", "uge": "a", "ult": "b", "ule": "b", "sgt": "g", "sge": "g", "slt": "l", "sle": "l"}
@@ -146,12 +155,15 @@ def _call_types(call: I.CallBase) -> list[Type]:
 class _Lowering32:
     """Emits the assembly of one function (one frame kind, one set of saved registers)."""
 
-    def __init__(self, fn: Function, ebp_frame: bool, saved: tuple[str, ...], interruptible: bool = False) -> None:
+    def __init__(self, fn: Function, ebp_frame: bool, saved: tuple[str, ...], interruptible: bool = False,
+                 homes: dict[int, str] | None = None) -> None:
         self.fn = fn
         self.interruptible = interruptible
         self.safe_points: list[tuple[str, I.Instruction]] = []
         self.name = _check_symbol(fn.name)
-        self.frame = Frame32(fn, ebp_frame, saved)
+        self.frame = Frame32(fn, ebp_frame, saved, homes)
+        #: home registers an instruction's code is using as temporaries (parked in their spill dwords)
+        self.borrowed: list[str] = []
         self.lines: list[str] = []
         self.body: list[str] = []
         self.pushed = 0
@@ -193,6 +205,9 @@ class _Lowering32:
         elif isinstance(v, I.Alloca):
             self.emit(f"lea {lo}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
             self.emit(f"xor {hi}, {hi}")
+        elif isinstance(v, (Argument, I.Instruction)) and self.frame.home(v) is not None:
+            self.emit(f"mov {lo}, {self.frame.home(v)}")
+            self.emit(f"xor {hi}, {hi}")
         elif isinstance(v, (Argument, I.Instruction)):
             local = self.frame.local(v)
             self.emit(f"mov {lo}, {self.slot(local)}")
@@ -209,14 +224,41 @@ class _Lowering32:
     def load_lo(self, reg: str, v: Value) -> None:
         """Only the low dword of a value (addresses, conditions, shift counts)."""
         v = _strip_casts(v)
-        if isinstance(v, (Argument, I.Instruction)) and not isinstance(v, I.Alloca):
+        home = self.frame.home(v)
+        if home is not None:
+            if home != reg:
+                self.emit(f"mov {reg}, {home}")
+        elif isinstance(v, (Argument, I.Instruction)) and not isinstance(v, I.Alloca):
             self.emit(f"mov {reg}, {self.slot(self.frame.local(v))}")
         elif isinstance(v, ConstantInt):
             self.emit(f"mov {reg}, {_unsigned(v.value, value_bits(v.type)) & 0xFFFFFFFF}")
+        elif "edi" in self.frame.homes.values():
+            self.load_address(reg, v)
         else:
             self.load((reg, "edi"), v)
 
+    def load_address(self, reg: str, v: Value) -> None:
+        """A constant or frame address into one register (no high dword: EDI may be a home)."""
+        if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
+            self.emit(f"xor {reg}, {reg}")
+        elif isinstance(v, (Function, GlobalVariable)):
+            self.emit(f"mov {reg}, {_check_symbol(v.name)}")
+        elif isinstance(v, I.Alloca):
+            self.emit(f"lea {reg}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
+        elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
+            base, offset = constant_address(v)
+            self.emit(f"mov {reg}, {_check_symbol(base.name)}")
+            if offset:
+                self.emit(f"add {reg}, {_signed(offset, 32)}")
+        else:
+            raise CodegenError(f"operand {v!r} is not supported by the x86-32 code generator")
+
     def store(self, v: Value, pair: tuple[str, str] = A, local: int | None = None) -> None:
+        self.give_back()
+        home = self.frame.home(v) if local is None else None
+        if home is not None:
+            self.emit(f"mov {home}, {pair[0]}")  # a pointer: the high dword is zero
+            return
         local = self.frame.local(v) if local is None else local
         self.emit(f"mov {self.slot(local)}, {pair[0]}")
         self.emit(f"mov {self.slot(local, 1)}, {pair[1]}")
@@ -262,6 +304,11 @@ class _Lowering32:
             self.emit(f"mov {self.slot(local, 1)}, 0")
         places, _ = place_arguments([a.type for a in fn.args])
         for arg, place in zip(fn.args, places):
+            home = frame.home(arg)
+            if home is not None:
+                source = place.register or f"dword ptr {frame.incoming(place.stack_offset, self.pushed)}"
+                self.emit(f"mov {home}, {source}")
+                continue
             local = frame.local(arg)
             if place.register is not None:
                 self.emit(f"mov {self.slot(local)}, {place.register}")
@@ -334,7 +381,47 @@ class _Lowering32:
         method = getattr(self, f"lower_{type(inst).__name__}", None)
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-32 code generator")
+        self.borrow(self.temporaries(inst))
         method(inst)
+        self.give_back()
+
+    def temporaries(self, inst: I.Instruction) -> set[str]:
+        """The callee-saved registers the code of ``inst`` uses as temporaries (EBX: operand B's high
+        dword; ESI: an address or a condition; ESI and EDI: the partial products of a multiply)."""
+        if isinstance(inst, I.BinaryOp) and inst.opcode not in DIV_HELPERS:
+            return {"ebx", "esi", "edi"} if inst.opcode == "mul" else {"ebx"}
+        if isinstance(inst, I.ICmp):
+            return {"ebx"}
+        if isinstance(inst, I.Select):
+            return {"ebx", "esi"}
+        if isinstance(inst, (I.Load, I.Store)) and self.frame.home(_strip_casts(inst.pointer)) is None:
+            return {"esi"}
+        return set()
+
+    def borrow(self, registers: set[str]) -> None:
+        """Park the home registers among ``registers`` in their spill dwords while an instruction uses them.
+
+        Operands are read before the code writes a temporary, so a home may also be an operand;
+        `store` gives the registers back before it writes the result (which may go to a home).
+        """
+        for reg in CALLEE_SAVED:
+            if reg in registers and reg in self.frame.homes.values():
+                self.emit(f"mov {self.slot(self.frame.spill(reg))}, {reg}")
+                self.borrowed.append(reg)
+
+    def give_back(self) -> None:
+        """Reload the borrowed home registers from their spill dwords."""
+        for reg in self.borrowed:
+            self.emit(f"mov {reg}, {self.slot(self.frame.spill(reg))}")
+        self.borrowed = []
+
+    def address_register(self, pointer: Value) -> str:
+        """The register an access goes through: the pointer's home, or ESI loaded with it."""
+        home = self.frame.home(_strip_casts(pointer))
+        if home is not None:
+            return home
+        self.load_lo("esi", pointer)
+        return "esi"
 
     def lower_Alloca(self, inst: I.Alloca) -> None:
         """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
@@ -462,28 +549,28 @@ class _Lowering32:
 
     def lower_Load(self, inst: I.Load) -> None:
         size = self.access_size(inst.type)
-        self.load_lo("esi", inst.pointer)
+        base = self.address_register(inst.pointer)
         if size == 8 and not isinstance(inst.type, PointerType):
-            self.emit("mov eax, dword ptr [esi]")
-            self.emit("mov edx, dword ptr [esi + 4]")
+            self.emit(f"mov eax, dword ptr [{base}]")
+            self.emit(f"mov edx, dword ptr [{base} + 4]")
         elif size in (4, 8):
-            self.emit("mov eax, dword ptr [esi]")  # a pointer: the low half of its 8-byte field
+            self.emit(f"mov eax, dword ptr [{base}]")  # a pointer: the low half of its 8-byte field
             self.emit("xor edx, edx")
         else:
-            self.emit(f"movzx eax, {_WORD[size]} ptr [esi]")
+            self.emit(f"movzx eax, {_WORD[size]} ptr [{base}]")
             self.emit("xor edx, edx")
         self.result(inst)
 
     def lower_Store(self, inst: I.Store) -> None:
         size = self.access_size(inst.value.type)
         self.load(A, inst.value)
-        self.load_lo("esi", inst.pointer)
+        base = self.address_register(inst.pointer)
         if size == 8:
             # An i64, or a pointer whose 8-byte field gets a zero upper half (edx is 0 for pointers).
-            self.emit("mov dword ptr [esi], eax")
-            self.emit("mov dword ptr [esi + 4], edx")
+            self.emit(f"mov dword ptr [{base}], eax")
+            self.emit(f"mov dword ptr [{base} + 4], edx")
         else:
-            self.emit(f"mov {_WORD[size]} ptr [esi], {_LOW['eax'][size]}")
+            self.emit(f"mov {_WORD[size]} ptr [{base}], {_LOW['eax'][size]}")
 
     def access_size(self, ty: Type) -> int:
         value_bits(ty)
@@ -601,29 +688,38 @@ def wants_full_interruptibility(fn: Function) -> bool:
     return bool(backedges(fn))
 
 
-def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto") -> _Lowering32:
-    """Lower one function: a first pass finds the callee-saved registers it uses, the second is final."""
+def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto",
+                   gc_registers: int = 0) -> _Lowering32:
+    """Lower one function: a first pass finds the callee-saved registers it uses, the second is final.
+
+    ``gc_registers``: how many GC pointer values (0 to 3) may live in a callee-saved register across
+    calls (`register_homes`); fully interruptible methods keep every value in its slot.
+    """
     if interruptible not in INTERRUPTIBLE_MODES:
         raise CodegenError(f"unknown interruptibility {interruptible!r}; use one of {', '.join(INTERRUPTIBLE_MODES)}")
     ebp = _ebp_frame(fn, frame)
     full = interruptible == "always" or (interruptible == "auto" and wants_full_interruptibility(fn))
-    first = _Lowering32(fn, ebp, CALLEE_SAVED, full)
+    homes = register_homes(fn, home_count(gc_registers)) if not full else {}
+    first = _Lowering32(fn, ebp, CALLEE_SAVED, full, homes)
     first.lines = first.lower()
     saved = _saved_registers_used(first.body)
     if saved == CALLEE_SAVED:
         return first
-    final = _Lowering32(fn, ebp, saved, full)
+    final = _Lowering32(fn, ebp, saved, full, homes)
     final.lines = final.lower()
     return final
 
 
-def compile_module32(module: Module, frame: str = "auto", interruptible: str = "auto") -> CompiledModule32:
+def compile_module32(module: Module, frame: str = "auto", interruptible: str = "auto",
+                     gc_registers: int | bool = 0) -> CompiledModule32:
     """Lower every defined function to x86-32 (JIT32 conventions) and assemble the image.
 
     ``frame``: ``auto`` (EBP frames for large methods), ``ebp`` or ``esp``. ``interruptible``:
     ``auto`` makes methods with a call-free loop fully interruptible (as the JIT does), ``never``
     keeps every method partially interruptible, ``always`` makes every method fully interruptible
-    (to compare the encodings on the same code).
+    (to compare the encodings on the same code). ``gc_registers``: up to that many GC pointer values
+    per partially interruptible method live in EBX/ESI/EDI across calls (True: three), see
+    `register_homes`; the GC info then names those registers at the call sites.
     """
     for g in module.globals:
         if g.thread_local is not None:
@@ -633,7 +729,7 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        lowering = lower_function(fn, frame, interruptible)
+        lowering = lower_function(fn, frame, interruptible, gc_registers)
         text += lowering.lines
         lowered.append(lowering)
     defined = {lowering.name for lowering in lowered}

@@ -1,9 +1,10 @@
 """From the IR's liveness and an x86-32 lowering to CoreCLR x86 GC info: one `MethodGCInfo` per method.
 
-The code of gctoy.codegen.x86_32 keeps every SSA value in its own frame slot and no GC pointer
-in a register across a call, so what the GC info must say is simple to state: at each call
-site (the return address, where the VM looks up a caller's frame), which *slots* hold GC
-pointers that the rest of the method still needs. The method is *partially interruptible*
+The code of gctoy.codegen.x86_32 keeps every SSA value in its own frame slot, or (with
+``gc_registers``) a few GC pointers in callee-saved registers, so what the GC info must say is
+simple to state: at each call site (the return address, where the VM looks up a caller's
+frame), which *slots* and which *registers* hold GC pointers that the rest of the method still
+needs. The method is *partially interruptible*
 (``interruptible = 0``): it can only be stopped for a GC at its calls.
 
 What the JIT does with such slots, and what we do:
@@ -29,9 +30,13 @@ What the JIT does with such slots, and what we do:
   themselves are the safe points: the lifetimes cover them (looked up at the stop offset itself:
   the stopped method is the active frame) and the pointer table is empty.
 * The GC pointer fields of allocas (stack memory) are *untracked* slots, zeroed after the prolog.
-* Registers: none are live at a call (the pointer table's call entries have empty masks). The
-  EBP-frame table is then empty; the EBP-less one still records every push and every call's
-  popped DWORDs, because that is how the unwinder finds the initial ESP.
+* Registers: a value with a register home (EBX, ESI or EDI) is not in the lifetime table; each
+  call site across which it is live names its register in the pointer table's call entry
+  (``regs``; an interior one also in ``byref_regs`` / ``interior_regs``). The EBP-frame table
+  lists just the call sites with live registers; the EBP-less one records every push and every
+  call's popped DWORDs anyway, because that is how the unwinder finds the initial ESP. The
+  register is the callee-saved one *as the method sees it*: where its value is at a GC (in the
+  register itself, or in some callee's save slot) is the stack walker's business.
 
 The blobs go into the image section ``.gcinfo_x86``, with a method table in front::
 
@@ -56,7 +61,7 @@ from ..ir.values import Function, Value
 from .header import CURRENT_VERSION, InfoHdr
 from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from .method import MethodGCInfo, encode
-from .ptrtab_ebp import EbpTable
+from .ptrtab_ebp import CallSite, EbpTable
 from .ptrtab_esp import Call, EspTable, Push
 from .ptrtab_full import FullTable, PushNonPtr, PushPtr
 from .ptrtab_full import Pop as FullPop
@@ -230,6 +235,26 @@ def _return_kind(fn: Function, interior: set[int]) -> int:
     return 1
 
 
+#: the register order of the pointer tables' masks (bit 0 first)
+_MASK_ORDER = ("EDI", "ESI", "EBX")
+
+
+def split_registers(compiled: CompiledFunction32, sites: list[SiteLiveness], interior: set[int]
+                    ) -> tuple[list[SiteLiveness], dict[int, tuple[tuple[str, ...], tuple[str, ...]]]]:
+    """Split each site's live values into slot values (for the lifetimes) and register homes:
+    return offset -> (registers holding GC pointers, the interior ones among them), mask order."""
+    frame = compiled.frame
+    slots: list[SiteLiveness] = []
+    registers: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for s in sites:
+        slots.append(SiteLiveness(s.return_offset, tuple(v for v in s.live if frame.home(v) is None)))
+        homed = {frame.home(v).upper(): id(v) in interior for v in s.live if frame.home(v) is not None}
+        if homed:
+            registers[s.return_offset] = (tuple(r for r in _MASK_ORDER if r in homed),
+                                          tuple(r for r in _MASK_ORDER if homed.get(r)))
+    return slots, registers
+
+
 def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: set[int]) -> MethodGCInfo:
     """The GC info of one lowered method: header, one epilog at the end, lifetimes, pointer table
     (``interior``: the module's interior pointer values, from `interior_values`)."""
@@ -245,6 +270,8 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
         return_kind=_return_kind(fn, interior), arg_count=frame.arg_size // 4, frame_size=frame.size // 4,
     )
     untracked = untracked_slots(compiled)
+    if full and frame.homes:
+        raise CodegenError(f"@{fn.name} is fully interruptible but keeps GC pointers in registers")
     if full:
         points = safe_point_liveness(fn, compiled, image)
         regions = no_gc_regions([p.return_offset for p in points], header.prolog_size, epilog)
@@ -255,14 +282,16 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
         return MethodGCInfo.create(size, header, epilogs=(epilog,), no_gc_regions=regions, untracked=untracked,
                                    lifetimes=lifetimes(compiled, queries, interior, active=True),
                                    pointer_table=_full_table(compiled, image) if not frame.ebp_frame else None)
-    sites = call_site_liveness(fn, compiled, image)
+    sites, registers = split_registers(compiled, call_site_liveness(fn, compiled, image), interior)
     if frame.ebp_frame:
-        table = EbpTable()
+        table = EbpTable(calls=tuple(CallSite(offset, regs, byref) for offset, (regs, byref) in sorted(registers.items())))
     else:
         events = [(image.address_of(p.label) - start, 0, Push(image.address_of(p.label) - start, p.gc_pointer))
                   for p in compiled.pushes]
-        events += [(image.address_of(c.label) - start, 1, Call(image.address_of(c.label) - start, c.popped))
-                   for c in compiled.calls]
+        for c in compiled.calls:
+            offset = image.address_of(c.label) - start
+            regs, byref = registers.get(offset, ((), ()))
+            events.append((offset, 1, Call(offset, c.popped, regs, byref)))
         table = EspTable(tuple(e for _, _, e in sorted(events, key=lambda t: (t[0], t[1]))))
     return MethodGCInfo.create(size, header, epilogs=(epilog,), untracked=untracked,
                                lifetimes=lifetimes(compiled, sites, interior),

@@ -31,8 +31,14 @@ Slot = Union[int, str]
 MASK64 = (1 << 64) - 1
 
 
+class Word32(int):
+    """A slot that is a 4-byte stack word, not an 8-byte one: where an x86-32 prolog saved a register."""
+
+
 def read_slot(machine, slot: Slot) -> int:
     """The 64-bit value a slot holds."""
+    if isinstance(slot, Word32):
+        return machine.read_u32(slot)
     return machine.reg(slot) if isinstance(slot, str) else machine.read_u64(slot)
 
 
@@ -40,6 +46,8 @@ def write_slot(machine, slot: Slot, value: int) -> None:
     """Store a 64-bit value into a slot."""
     if isinstance(slot, str):
         machine.set_reg(slot, value)
+    elif isinstance(slot, Word32):
+        machine.write(slot, (value & 0xFFFF_FFFF).to_bytes(4, "little"))
     else:
         machine.write_u64(slot, value)
 

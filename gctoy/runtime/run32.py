@@ -17,7 +17,9 @@ shape, rebuilding each i64 from its (hi, lo) pushes.
 
 Collection: a ``RootFinder``-like object (``roots``) says whether the current runtime call
 may collect and which slots hold pointers; stackwalk32.py provides the one that walks
-CoreCLR-style GC info. Without one the runtime runs with ``gc="none"`` only.
+CoreCLR-style GC info. Without one the runtime runs with ``gc="none"`` only. The natives never
+touch EBX/ESI/EDI/EBP, so a GC pointer that the innermost managed frame keeps in one of them
+is still in the machine register when the collector runs, and is updated there.
 
 Stopping the guest anywhere (``run(interrupt_every=N)``), as a runtime suspending a thread for
 a GC would. Where the guest stopped decides what happens (`Runtime32.suspend`)::
@@ -385,15 +387,18 @@ class Runtime32:
 def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = False, entry: str = "main",
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = 50_000_000,
-                 on_collect: Callable[[Runtime32, Collection], None] | None = None) -> RunResult:
-    """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info)."""
+                 on_collect: Callable[[Runtime32, Collection], None] | None = None,
+                 gc_registers: int | bool = 0) -> RunResult:
+    """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info;
+    ``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     if gc == "none":
-        compiled = compile_module32(module, frame=frame, interruptible=interruptible)
+        compiled = compile_module32(module, frame=frame, interruptible=interruptible, gc_registers=gc_registers)
         roots = None
     else:
         from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
-        compiled, roots = compile_with_gcinfo(module, frame=frame, interruptible=interruptible)
+        compiled, roots = compile_with_gcinfo(module, frame=frame, interruptible=interruptible,
+                                              gc_registers=gc_registers)
     runtime = Runtime32(compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots,
                         on_collect=on_collect)
     return runtime.run(entry, max_instructions)

@@ -16,6 +16,26 @@ from the innermost managed frame outwards, as the VM's x86 stack walker does:
    slot + 4 + the method's own argument bytes (``argCount * 4``, popped by its ``ret n``);
 4. repeat until the return address is not in managed code (``RETURN_TRAP``).
 
+Registers (CoreCLR's REGDISPLAY). The GC info of a caller may say "ESI holds a GC pointer at
+this call site": ESI *as that method sees it*. Its callees may have saved ESI in their prologs
+and used it for something else, so the value the caller will see again when the callees return
+is wherever the innermost of them saved it. The walk keeps, for each callee-saved register, the
+location of the current frame's value: at first the machine register itself (the runtime's
+natives leave EBX/ESI/EDI/EBP alone), and each time a frame is unwound, the save slots its
+prolog pushed (the header's saved-register flags and facts §11's layout)::
+
+    caller  (ESI = object X across the call)        location of the caller's ESI
+      | return address        |
+      | saved EDI             |
+      | saved ESI  = X        |  <- callee's save slot: the caller's ESI lives here
+      | ...callee's locals... |
+    callee  (saved ESI, uses ESI for its own pointer Y)
+      machine ESI = Y            <- the callee's ESI: the machine register
+
+A register reference then resolves to a slot the collector can update: a register name (str)
+or the 4-byte save slot (`Word32`). When the callees return, their epilogs pop the updated value
+back into the register.
+
 A walk may also start at a method stopped at an arbitrary instruction (`walk_from` with
 ``active=True``: a fully interruptible method, whose lifetimes are read at the stop offset
 itself). A return-address slot that a suspension hijacked holds the hijack stub's address;
@@ -36,11 +56,13 @@ from dataclasses import dataclass
 
 from gctoy.emu import Machine
 from gctoy.errors import GCToyError
-from gctoy.runtime.collector import Collection, Collector, Slot, read_slot, write_slot
+from gctoy.runtime.collector import Collection, Collector, Slot, Word32, read_slot, write_slot
 from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, HeapError, object_size
 
 #: how far below ESP the scratch words for interior pointers start (clear of any red zone)
 SCRATCH_GAP = 0x1000
+#: the registers a method must preserve for its caller (the ones a REGDISPLAY follows)
+PRESERVED = ("ebx", "esi", "edi", "ebp")
 
 
 class StackWalk32Error(GCToyError):
@@ -56,6 +78,37 @@ class WalkedFrame:
     esp: int
     ebp: int
     refs: tuple  # of gctoy.coreclr.gcrefs.GCRef
+    #: (register, slot): where this frame's value of each preserved register is during the walk
+    registers: tuple[tuple[str, Slot], ...] = ()
+
+    def register_slot(self, name: str) -> Slot:
+        """Where this frame's value of a register is: a save slot of a callee, or the machine register."""
+        name = name.lower()
+        return dict(self.registers).get(name, name)
+
+
+def saved_register_slots(hdr, return_slot: int) -> dict[str, int]:
+    """Addresses of the registers a frame's prolog saved (its caller's values), from its header flags.
+
+    EBP frames push EBP first (it sits right below the return address), then EDI, ESI, EBX;
+    EBP-less frames push EDI, ESI, EBX, EBP; only the saved ones, each 4 bytes lower::
+
+        EBP frame                          EBP-less frame
+        | return address | return_slot     | return address | return_slot
+        | saved EBP      | <- EBP          | saved EDI      | return_slot - 4
+        | saved EDI      | EBP - 4         | saved ESI      |
+        | saved ESI      |                 | saved EBX      |
+        | saved EBX      |                 | (saved EBP)    |
+    """
+    flags = {"edi": hdr.edi_saved, "esi": hdr.esi_saved, "ebx": hdr.ebx_saved, "ebp": hdr.ebp_saved}
+    order = ("ebp", "edi", "esi", "ebx") if hdr.ebp_frame or hdr.double_align else ("edi", "esi", "ebx", "ebp")
+    out: dict[str, int] = {}
+    at = return_slot
+    for reg in order:
+        if flags[reg]:
+            at -= 4
+            out[reg] = at
+    return out
 
 
 class MethodTable:
@@ -104,12 +157,18 @@ def walk32(machine: Machine, methods: MethodTable, hijacked: dict[int, int] | No
 
 
 def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: int, *, active: bool,
-              hijacked: dict[int, int] | None = None) -> list[WalkedFrame]:
+              hijacked: dict[int, int] | None = None, registers: dict[str, Slot] | None = None) -> list[WalkedFrame]:
     """Walk from a frame at ``pc`` with ESP/EBP as given there: the innermost frame is the active one
-    (stopped at ``pc`` itself) if ``active``, else a caller stopped at the return address ``pc``."""
+    (stopped at ``pc`` itself) if ``active``, else a caller stopped at the return address ``pc``.
+
+    ``registers`` says where the innermost frame's preserved registers are (default: in the
+    machine registers); unwinding a frame moves each register it saved to its save slot.
+    """
     from gctoy.coreclr.gcrefs import decoded_method, gc_refs_at, pushed_arg_size, stack_size
 
     hijacked = hijacked or {}
+    display: dict[str, Slot] = {reg: reg for reg in PRESERVED}
+    display.update(registers or {})
     frames: list[WalkedFrame] = []
     while True:
         found = methods.lookup(pc)
@@ -117,14 +176,19 @@ def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: in
             break
         start, blob = found
         offset = pc - start
-        refs = gc_refs_at(blob, offset, active_frame=active, esp=esp, ebp=ebp, read_dword=machine.read_u32)
-        frames.append(WalkedFrame(start, offset, esp, ebp, tuple(refs)))
+        values = {reg.upper(): read_slot(machine, at) for reg, at in display.items()}
+        if active:
+            values.update({reg.upper(): machine.reg(reg) for reg in ("eax", "ecx", "edx")})
+        refs = gc_refs_at(blob, offset, active_frame=active, regs=values, esp=esp, ebp=ebp,
+                          read_dword=machine.read_u32)
+        frames.append(WalkedFrame(start, offset, esp, ebp, tuple(refs), tuple(display.items())))
         hdr = decoded_method(blob).info.header
         if hdr.ebp_frame:
             slot = ebp + 4
             ebp = machine.read_u32(ebp)
         else:
             slot = esp + pushed_arg_size(blob, offset) + stack_size(hdr)
+        display.update({reg: Word32(at) for reg, at in saved_register_slots(hdr, slot).items()})
         esp = slot + 4 + 4 * hdr.arg_count
         pc = hijacked.get(slot, machine.read_u32(slot))
         active = False
@@ -144,14 +208,19 @@ def return_address_slot(machine: Machine, blob: bytes, offset: int) -> int:
 
 
 def roots_of32(frames: list[WalkedFrame]) -> tuple[list[Slot], list[Slot]]:
-    """Object slots and interior slots of walked frames (registers never hold pointers at calls here)."""
+    """Object slots and interior slots of walked frames; a register reference becomes the slot where
+    the walk found that frame's value of the register (a callee's save slot, or the register)."""
     objects: list[Slot] = []
     interior: list[Slot] = []
     for frame in frames:
         for ref in frame.refs:
-            if ref.address is None:
+            if ref.kind == "register":
+                slot: Slot = frame.register_slot(ref.location)
+            elif ref.address is None:
                 raise StackWalk32Error(f"a live reference in {ref.location} has no stack address")
-            (interior if ref.interior else objects).append(ref.address)
+            else:
+                slot = ref.address
+            (interior if ref.interior else objects).append(slot)
     return objects, interior
 
 
@@ -223,10 +292,12 @@ def collect_with_interior(collector: Collector, slots: list[Slot], interior: lis
     return collector.collect(slots, derived)
 
 
-def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto"):
-    """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder."""
+def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = 0):
+    """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder
+    (``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     from gctoy.codegen.x86_32 import compile_module32
     from gctoy.coreclr.emit_gcinfo import with_gcinfo
 
-    compiled, _ = with_gcinfo(compile_module32(module, frame=frame, interruptible=interruptible))
+    compiled, _ = with_gcinfo(compile_module32(module, frame=frame, interruptible=interruptible,
+                                               gc_registers=gc_registers))
     return compiled, GCInfoRoots()
