@@ -171,6 +171,8 @@ def cmd_llc(argv: list[str]) -> int:
                    "method's x86 GC info (bytes and gcdump text) instead of a stack map")
     p.add_argument("--frame", choices=["auto", "ebp", "esp"], default="auto",
                    help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice")
+    p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
+                   help="x86-32 only: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across calls")
     args = p.parse_args(argv)
     if args.target == "x86-32":
         return _llc_x86_32(args)
@@ -223,7 +225,7 @@ def _llc_x86_32(args) -> int:
     try:
         module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
                               implicit_declarations=args.implicit_declarations)
-        compiled = compile_module32(module, frame=args.frame)
+        compiled = compile_module32(module, frame=args.frame, gc_registers=args.gc_registers)
         infos = module_gcinfo(compiled)
     except OSError as e:
         print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
@@ -269,6 +271,9 @@ def cmd_run(argv: list[str]) -> int:
     p.add_argument("--target", choices=["x86-64", "x86-32"], default="x86-64",
                    help="x86-32: lower the IR as written (no statepoints) with CoreCLR's JIT32 conventions and "
                    "find roots through its x86 GC info")
+    p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
+                   help="with --target x86-32: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across "
+                   "calls (the walker finds them in the callees' save slots)")
     args = p.parse_args(argv)
     from .runtime.run import run_module, run_object, trace_collection
     from .runtime.shadowstack import lower_for_shadow_stack
@@ -285,6 +290,7 @@ def cmd_run(argv: list[str]) -> int:
             module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
                                   implicit_declarations=args.implicit_declarations)
             result = run_module32(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
+                                  gc_registers=args.gc_registers,
                                   on_collect=(lambda rt, done: print(trace_collection32(rt, done), file=sys.stderr))
                                   if args.trace else None)
         elif args.input.endswith(".ll"):

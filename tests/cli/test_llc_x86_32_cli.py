@@ -54,3 +54,16 @@ def test_llc_x86_32_bad_input_is_one_error(tmp_path, capsys):
     assert main(["llc", "--target", "x86-32", str(src)]) == 1
     err = capsys.readouterr().err
     assert err.count("error:") == 1 and "bad.ll:" in err
+
+
+def test_gc_registers_move_the_reference_from_the_lifetimes_to_a_register(tmp_path, capsys):
+    src = tmp_path / "p.ll"
+    src.write_text(PROGRAM)
+    assert main(["llc", "--target", "x86-32", "--frame", "ebp", "--gc-registers", "1", str(src)]) == 0
+    out = capsys.readouterr().out
+    blob = _blob(out, "main")
+    assert decode(blob).lifetimes == ()
+    table = gcdump(blob).split("Pointer table:")[1]
+    assert "call [ " in table and "ESI" in table
+    assert main(["run", "--target", "x86-32", "--gc-registers", "3", "--stress", "--verify-heap", str(src)]) == 0
+    assert capsys.readouterr().out.split() == ["result:", "0"]
