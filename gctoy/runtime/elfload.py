@@ -18,7 +18,10 @@ S = symbol address, A = addend, P = the patched address:
     R_X86_64_32      (10) S + A        unsigned 32-bit
     R_X86_64_32S     (11) S + A        signed 32-bit
 
-Relocations of sections that are not loaded (``.eh_frame``, debug info) are ignored.
+Relocations of sections that are not loaded (``.eh_frame``, debug info) are not applied.
+``.eh_frame`` is read instead (cfi.py): its FDEs' start addresses come from their
+R_X86_64_PC32 relocations (S + A is the function's placed address), so the object's
+``unwind`` table says, at each code address, where each callee-saved register was saved.
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from gctoy.emu.image import CODE_BASE, DATA_BASE, Image, stub_address
 from gctoy.errors import GCToyError
+from gctoy.runtime.cfi import EH_FRAME, UnwindTable, read_unwind_table
 from gctoy.stackmap import StackMap, parse
 
 STACKMAP_SECTION = ".llvm_stackmaps"
@@ -54,8 +59,10 @@ class LoadedObject:
     externals: tuple[str, ...]  # undefined symbols, now natives
     relocations: int = 0
     section_addresses: dict[str, int] = field(default_factory=dict)
+    unwind: UnwindTable | None = None  # CFI from .eh_frame; None for images without one
 
     def function_names(self) -> dict[int, str]:
+        """Function address -> name."""
         return {a: n for n, a in self.functions.items()}
 
 
@@ -175,6 +182,8 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
                 raise ObjectLoadError(f"{section.name}: relocation type {kind} is not supported")
             count += 1
 
+    unwind = read_unwind_table(elf, _fde_starts(elf, symbol_address))
+
     # Natives referenced only by symbol (never relocated) still get stubs.
     for name, kind, _ in symbols:
         if kind == "undef" and name and name not in externals:
@@ -192,4 +201,30 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
     section_addresses = {names[i]: addr for i, (_, _, addr) in placed.items() if addr >= 0}
     if stackmap_address is not None:
         section_addresses[STACKMAP_SECTION] = stackmap_address
-    return LoadedObject(image, stackmap, functions, tuple(externals), count, section_addresses)
+    return LoadedObject(image, stackmap, functions, tuple(externals), count, section_addresses, unwind)
+
+
+def _fde_starts(elf, symbol_address: Callable[[int], int]) -> Callable[[int], int | None]:
+    """``.eh_frame`` offset of a PC-begin field -> the address it resolves to (S + A), or None.
+
+    Resolved on demand, so relocations the walker never needs (a CIE's personality pointer)
+    do not have to name a loaded symbol.
+    """
+    from elftools.elf.relocation import RelocationSection
+
+    fields: dict[int, tuple[int, int]] = {}  # offset -> (symbol index, addend)
+    eh_index = next((i for i, sec in enumerate(elf.iter_sections()) if sec.name == EH_FRAME), None)
+    for section in elf.iter_sections():
+        if not isinstance(section, RelocationSection) or section["sh_info"] != eh_index:
+            continue
+        for rel in section.iter_relocations():
+            if rel["r_info_type"] in (R_X86_64_PC32, R_X86_64_64):
+                fields[rel["r_offset"]] = (rel["r_info_sym"], rel["r_addend"] if section.is_RELA() else 0)
+
+    def start(offset: int) -> int | None:
+        if offset not in fields:
+            return None
+        symbol, addend = fields[offset]
+        return symbol_address(symbol) + addend
+
+    return start

@@ -86,7 +86,7 @@ def roots_for(loaded: LoadedObject, symbols: dict[str, int] | None = None) -> Ro
     symbols = loaded.image.symbols if symbols is None else symbols
     if loaded.stackmap is None and ROOT_CHAIN in symbols:
         return ShadowStackRoots.for_symbols(symbols)
-    return StackMapRoots(SiteTable(loaded.stackmap, loaded.function_names()) if loaded.stackmap else None)
+    return StackMapRoots(SiteTable(loaded.stackmap, loaded.function_names(), loaded.unwind) if loaded.stackmap else None)
 
 
 @dataclass
