@@ -158,6 +158,24 @@ def _driver_module(path: str, place_safepoints: bool, implicit: bool):
     return module
 
 
+def _code_parts(compiled) -> list[str]:
+    """The ``.text`` and (if any) ``.data`` parts of a compiled module's assembly listing."""
+    parts = ["\t.text", compiled.asm_text.rstrip()]
+    if compiled.data_text.strip():
+        parts += ["", "\t.data", compiled.data_text.rstrip()]
+    return parts
+
+
+def _write_lines(parts: list[str], output: str | None) -> int:
+    """Write the lines to ``output`` (a path; ``-`` or None: standard output); exit status 0."""
+    out = "\n".join(parts) + "\n"
+    if output and output != "-":
+        Path(output).write_text(out, encoding="utf-8")
+    else:
+        sys.stdout.write(out)
+    return 0
+
+
 def cmd_llc(argv: list[str]) -> int:
     """``gctoy llc``: lower IR to x86-64 assembly with its stack map (like LLVM's llc)."""
     p = argparse.ArgumentParser(prog="gctoy llc", description="Lower LLVM IR to x86-64 assembly text, "
@@ -194,9 +212,7 @@ def cmd_llc(argv: list[str]) -> int:
     except GCToyError as e:
         print(_format_error(e, args.input), file=sys.stderr)
         return 1
-    parts = ["\t.text", compiled.asm_text.rstrip()]
-    if compiled.data_text.strip():
-        parts += ["", "\t.data", compiled.data_text.rstrip()]
+    parts = _code_parts(compiled)
     if gcmaps.text:
         parts += ["", "\t.data", "# GC metadata: the seed's compact __gcmap_<function> tables", gcmaps.text.rstrip()]
     if compiled.stackmap.records:
@@ -208,12 +224,7 @@ def cmd_llc(argv: list[str]) -> int:
         parts += ["", "# the section above, as llvm-readobj --stackmap prints it (function addresses are",
                   "# those of gctoy's image):"]
         parts += ["# " + line for line in format_stackmap(compiled.stackmap).splitlines()]
-    out = "\n".join(parts) + "\n"
-    if args.output and args.output != "-":
-        Path(args.output).write_text(out, encoding="utf-8")
-    else:
-        sys.stdout.write(out)
-    return 0
+    return _write_lines(parts, args.output)
 
 
 def _llc_x86_32(args) -> int:
@@ -233,21 +244,14 @@ def _llc_x86_32(args) -> int:
     except GCToyError as e:
         print(_format_error(e, args.input), file=sys.stderr)
         return 1
-    parts = ["\t.text", compiled.asm_text.rstrip()]
-    if compiled.data_text.strip():
-        parts += ["", "\t.data", compiled.data_text.rstrip()]
+    parts = _code_parts(compiled)
     parts += ["", '\t.section .gcinfo_x86,"a"', "# CoreCLR x86 GC info (version 5), one blob per method"]
     for name, info in infos.items():
         blob = encode(info)
         parts += ["", f"__gcinfo_{name}:"]
         parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16)]
         parts += ["# " + line if line else "#" for line in gcdump(blob).splitlines()]
-    out = "\n".join(parts) + "\n"
-    if args.output and args.output != "-":
-        Path(args.output).write_text(out, encoding="utf-8")
-    else:
-        sys.stdout.write(out)
-    return 0
+    return _write_lines(parts, args.output)
 
 
 def cmd_run(argv: list[str]) -> int:
