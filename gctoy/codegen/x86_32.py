@@ -58,7 +58,6 @@ from .frame32 import (
     CALLEE_SAVED,
     EBP_FRAME_THRESHOLD,
     FRAME_KINDS,
-    HELPER_OPCODES,
     Frame32,
     home_count,
     place_arguments,
@@ -66,20 +65,12 @@ from .frame32 import (
     stack_words,
     value_bits,
 )
+from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
 from .x86_64 import _check_symbol, _data_text, _signed, _strip_casts, _unsigned, constant_address
 
-#: runtime helpers for the 64-bit divisions (each takes two i64 on the stack, returns i64)
-DIV_HELPERS = {op: f"__gctoy_i64_{op}" for op in HELPER_OPCODES}
-_UNSIGNED_CC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
-                "sgt": "a", "sge": "ae", "slt": "b", "sle": "be"}
-_HIGH_CC = {"ugt": "a", "uge": "a", "ult": "b", "ule": "b", "sgt": "g", "sge": "g", "slt": "l", "sle": "l"}
-_PAIRWISE = {"add": ("add", "adc"), "sub": ("sub", "sbb"), "and": ("and", "and"),
-             "or": ("or", "or"), "xor": ("xor", "xor")}
 _LOW = {"eax": {4: "eax", 2: "ax", 1: "al"}, "ecx": {4: "ecx", 2: "cx", 1: "cl"},
         "edx": {4: "edx", 2: "dx", 1: "dl"}, "ebx": {4: "ebx", 2: "bx", 1: "bl"}}
 _WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
-A = ("eax", "edx")  # (lo, hi)
-B = ("ecx", "ebx")
 
 
 @dataclass(frozen=True)
@@ -152,7 +143,7 @@ def _call_types(call: I.CallBase) -> list[Type]:
     return [a.type for a in call.args]
 
 
-class _Lowering32:
+class _Lowering32(Arithmetic32):
     """Emits the assembly of one function (one frame kind, one set of saved registers)."""
 
     def __init__(self, fn: Function, ebp_frame: bool, saved: tuple[str, ...], interruptible: bool = False,
@@ -426,70 +417,6 @@ class _Lowering32:
     def lower_Alloca(self, inst: I.Alloca) -> None:
         """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
 
-    def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
-        bits = value_bits(inst.type)
-        op = inst.opcode
-        if op in DIV_HELPERS:
-            self.division(inst, bits)
-            return
-        self.load(A, inst.ops[0])
-        self.load(B, inst.ops[1])
-        if op in _PAIRWISE:
-            lo_op, hi_op = _PAIRWISE[op]
-            self.emit(f"{lo_op} eax, ecx")
-            self.emit(f"{hi_op} edx, ebx")
-        elif op == "mul":
-            # (ah:al) * (bh:bl) mod 2^64 = al*bl + ((ah*bl + al*bh) << 32)
-            self.emit("mov esi, edx")
-            self.emit("imul esi, ecx")
-            self.emit("mov edi, ebx")
-            self.emit("imul edi, eax")
-            self.emit("add esi, edi")
-            self.emit("mul ecx")
-            self.emit("add edx, esi")
-        elif op in ("shl", "lshr", "ashr"):
-            self.shift(op, bits)
-        else:
-            raise CodegenError(f"'{op}' is not supported by the x86-32 code generator")
-        self.result(inst)
-
-    def shift(self, op: str, bits: int) -> None:
-        """A 64-bit shift of edx:eax by cl: the double shift handles counts < 32, then a fix-up."""
-        if op == "ashr":
-            self.sign_extend(bits, A)
-        done = self.fresh("shift")
-        if op == "shl":
-            self.emit("shld edx, eax, cl")
-            self.emit("shl eax, cl")
-            self.emit("test cl, 32")
-            self.emit(f"je {done}")
-            self.emit("mov edx, eax")
-            self.emit("xor eax, eax")
-        else:
-            self.emit("shrd eax, edx, cl")
-            self.emit(f"{'sar' if op == 'ashr' else 'shr'} edx, cl")
-            self.emit("test cl, 32")
-            self.emit(f"je {done}")
-            self.emit("mov eax, edx")
-            self.emit("sar edx, 31" if op == "ashr" else "xor edx, edx")
-        self.label(done)
-
-    def division(self, inst: I.BinaryOp, bits: int) -> None:
-        """Both operands (sign- or zero-extended to i64) pushed, then the runtime helper."""
-        signed = inst.opcode in ("sdiv", "srem")
-        start = self.pushed
-        for operand in inst.ops:
-            self.load(A, operand)
-            if signed:
-                self.sign_extend(bits, A)
-            self.push("edx", False)
-            self.push("eax", False)
-        helper = DIV_HELPERS[inst.opcode]
-        self.callees.append(helper)
-        self.emit(f"call {helper}")
-        self.after_call(inst, start, 4, helper)
-        self.result(inst)
-
     def push(self, operand: str, gc_pointer: bool) -> None:
         self.emit(f"push {operand}")
         self.pushed += 4
@@ -502,50 +429,6 @@ class _Lowering32:
         self.label(label)
         self.pushed = depth
         self.calls.append(CallSite32(label, call, depth, popped, helper))
-
-    def lower_ICmp(self, inst: I.ICmp) -> None:
-        bits = value_bits(inst.ops[0].type)
-        pred = inst.predicate
-        self.load(A, inst.ops[0])
-        self.load(B, inst.ops[1])
-        if pred in ("eq", "ne"):
-            self.emit("xor eax, ecx")
-            self.emit("xor edx, ebx")
-            self.emit("or eax, edx")
-            self.emit(f"set{_UNSIGNED_CC[pred]} al")
-        else:
-            if pred.startswith("s"):
-                self.sign_extend(bits, A)
-                self.sign_extend(bits, B)
-            high, done = self.fresh("hi"), self.fresh("cmp")
-            self.emit("cmp edx, ebx")
-            self.emit(f"jne {high}")
-            self.emit("cmp eax, ecx")
-            self.emit(f"set{_UNSIGNED_CC[pred]} al")
-            self.emit(f"jmp {done}")
-            self.label(high)
-            self.emit(f"set{_HIGH_CC[pred]} al")
-            self.label(done)
-        self.emit("movzx eax, al")
-        self.emit("xor edx, edx")
-        self.store(inst)
-
-    def lower_Select(self, inst: I.Select) -> None:
-        self.load(A, inst.true_value)
-        self.load(B, inst.false_value)
-        self.load_lo("esi", inst.condition)
-        self.emit("test esi, esi")
-        self.emit("cmove eax, ecx")
-        self.emit("cmove edx, ebx")
-        self.result(inst)
-
-    def lower_Cast(self, inst: I.Cast) -> None:
-        if inst.opcode not in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"):
-            raise CodegenError(f"cast '{inst.opcode}' is not supported by the x86-32 code generator")
-        self.load(A, inst.value)
-        if inst.opcode == "sext":
-            self.sign_extend(value_bits(inst.value.type), A)
-        self.result(inst)
 
     def lower_Load(self, inst: I.Load) -> None:
         size = self.access_size(inst.type)
