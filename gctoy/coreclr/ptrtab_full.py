@@ -155,6 +155,27 @@ def canonical(table: FullTable) -> FullTable:
     return FullTable(tuple(out))
 
 
+def _canonical_if_same_meaning(table: FullTable) -> FullTable:
+    """`canonical(table)` unless a same-offset run names one register twice (live, then dead at the
+    same offset: the order matters there, and the JIT never writes it), in which case byte order.
+
+    Registers changing at one offset are independent of each other, so sorting such a run keeps the
+    table's meaning; decoding to the canonical order makes ``decode(encode(decode(b)))`` equal
+    ``decode(b)`` for bytes the JIT would not have ordered that way."""
+    run_regs: list[str] = []
+    run_at: int | None = None
+    for event in table.events:
+        if isinstance(event, _REG_EVENTS):
+            if event.offset != run_at:
+                run_regs, run_at = [], event.offset
+            if event.reg in run_regs:
+                return table
+            run_regs.append(event.reg)
+        else:
+            run_regs, run_at = [], None
+    return canonical(table)
+
+
 # --------------------------------------------------------------------------- consistency
 
 
@@ -453,7 +474,7 @@ def decode_table(data: bytes, offset: int, hdr: InfoHdr) -> tuple[FullTable, lis
             raise DecodeError(op.start, str(e)) from None
         entries.append(TableEntry(op.start, op.end, at, op.kind, text))
         end = op.end
-    return FullTable(tuple(events)), entries, end
+    return _canonical_if_same_meaning(FullTable(tuple(events))), entries, end
 
 
 # --------------------------------------------------------------------------- scan

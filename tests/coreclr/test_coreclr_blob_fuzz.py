@@ -11,6 +11,7 @@ import os
 import random
 import time
 
+from gctoy.coreclr.codecs import GCInfoEncodeError
 from gctoy.coreclr.gcdump import gcdump
 from gctoy.coreclr.gcrefs import gc_refs_at
 from gctoy.coreclr.header import VERSIONS, InfoHdr
@@ -157,7 +158,16 @@ def _deep(data: bytes, version: int, legacy: bool, info: MethodGCInfo) -> None:
                        version=version, legacy=legacy)
         except DecodeError as e:  # a pointer table the runtime itself would reject when scanning
             assert 0 <= e.offset <= len(data)
-    assert decode(encode(info, version, legacy=legacy), version, legacy=legacy) == info
+    try:
+        again = encode(info, version, legacy=legacy)
+    except GCInfoEncodeError:
+        # Only a register that goes live and dead at one offset of a fully interruptible table: a
+        # meaning the runtime reads but the JIT never writes (decoding keeps its byte order).
+        events = getattr(info.pointer_table, "events", ())
+        runs = [(e.offset, e.reg) for e in events if hasattr(e, "reg")]
+        assert len(runs) != len(set(runs)), "encode refused a table without a repeated register"
+        return
+    assert decode(again, version, legacy=legacy) == info
 
 
 def test_fuzz_whole_blobs_only_decode_errors():

@@ -364,3 +364,17 @@ def test_law_scan_equals_semantic_evaluation_at_every_offset(choices, mode):
         for regs_at in {cur, max(cur - 1, 0)}:
             got = scan(data, 0, hdr, cur, regs_offs=regs_at, partial_arg_info=partial)
             assert got == evaluate(table, cur, regs_at, partial), (cur, regs_at)
+
+
+def test_decoding_puts_same_offset_register_runs_in_the_encoders_order():
+    """Registers changing at one offset are independent: bytes that list them out of the JIT's
+    order decode to the canonical description (so re-encoding keeps the meaning), unless one
+    register changes twice there, where the byte order is the meaning."""
+    hdr = InfoHdr(interruptible=True)
+    unordered = bytes([0x40 | 3 << 3 | 7, 0x40 | 1 << 3, 0xFF])  # EBX live at 7, then ECX live at 7
+    table, _, _ = decode_table(unordered, 0, hdr)
+    assert table.events == (RegLive(7, "ECX"), RegLive(7, "EBX"))
+    assert decode_table(encode_table(table, hdr), 0, hdr)[0] == table
+    flicker = bytes([0x40 | 7, 0x00, 0xFF])  # EAX live at 7, EAX dead at 7
+    table, _, _ = decode_table(flicker, 0, hdr)
+    assert table.events == (RegLive(7, "EAX"), RegDead(7, "EAX"))
