@@ -26,11 +26,10 @@ aligned), which covers every frame, spill slot and saved register of the guest::
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 
 from gctoy.emu.image import STACK_TOP
-from gctoy.runtime.heap import HEADER_SIZE, WORD, Heap
+from gctoy.runtime.heap import WORD, Heap
 
 from .collector import Slot
 
@@ -65,32 +64,13 @@ class RootComparison:
 
 def heap_objects(heap: Heap) -> list[tuple[int, int]]:
     """``(start, end)`` of every object in the current space, start = field-0 address."""
-    out = []
-    addr = heap.space.base
-    while addr < heap.top:
-        nfields = heap.machine.read_u64(addr + WORD) >> 1
-        start = addr + HEADER_SIZE
-        end = start + WORD * nfields
-        out.append((start, end))
-        addr = end
-    return out
-
-
-def _containing(objects: list[tuple[int, int]], starts: list[int], value: int) -> int | None:
-    i = bisect.bisect_right(starts, value) - 1
-    if i < 0:
-        return None
-    start, end = objects[i]
-    # A pointer one past the last field (or to an empty object) still names the object, as an
-    # interior pointer may legitimately point just past the end of an array.
-    return start if start <= value <= end else None
+    return heap.index().extents()
 
 
 def scan_stack(machine, heap: Heap, sp: int | None = None) -> list[AmbiguousRoot]:
     """Every aligned stack word between ``sp`` (default: the current one) and the stack top
     whose value points into an allocated object of the current space."""
-    objects = heap_objects(heap)
-    starts = [s for s, _ in objects]
+    index = heap.index()
     low = (machine.sp if sp is None else sp) & ~(WORD - 1)
     data = machine.read(low, STACK_TOP - low)
     out = []
@@ -98,7 +78,7 @@ def scan_stack(machine, heap: Heap, sp: int | None = None) -> list[AmbiguousRoot
         value = int.from_bytes(data[off:off + WORD], "little")
         if not heap.space.base <= value < heap.top:
             continue
-        obj = _containing(objects, starts, value)
+        obj = index.containing(value)
         if obj is not None:
             out.append(AmbiguousRoot(low + off, value, obj, value != obj))
     return out
@@ -110,11 +90,10 @@ def compare_roots(machine, heap: Heap, exact_slots: list[Slot], sp: int | None =
     ambiguous = tuple(scan_stack(machine, heap, sp))
     exact = tuple(sorted(s for s in exact_slots if isinstance(s, int)))
     by_address = {a.address: a for a in ambiguous}
-    objects = heap_objects(heap)
-    starts = [s for s, _ in objects]
+    index = heap.index()
     exact_objects = set()
     for slot in exact:
-        obj = _containing(objects, starts, machine.read_u64(slot))
+        obj = index.containing(machine.read_u64(slot))
         if obj is not None:
             exact_objects.add(obj)
     exact_set = set(exact)

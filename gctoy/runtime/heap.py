@@ -29,6 +29,7 @@ The heap region starts at ``HEAP_BASE`` (0x10000000) and holds two semispaces of
 
 from __future__ import annotations
 
+import bisect
 import struct
 from dataclasses import dataclass
 
@@ -160,6 +161,20 @@ class Heap:
             cursor += object_size(n)
         return out
 
+    def index(self) -> ObjectIndex:
+        """The objects of the current space by address (one read of the space), for interior pointers."""
+        base = self.space.base
+        data = self.machine.read(base, self.top - base)
+        starts, counts, cursor = [], [], 0
+        while cursor + HEADER_SIZE <= len(data):
+            (word,) = struct.unpack_from("<Q", data, cursor + WORD)
+            if not word & OBJECT_TAG:
+                raise HeapError(f"no object header at {base + cursor:#x} while indexing the heap")
+            starts.append(base + cursor + HEADER_SIZE)
+            counts.append(word >> 1)
+            cursor += object_size(word >> 1)
+        return ObjectIndex(tuple(starts), tuple(counts))
+
     def poison(self, space: Space, end: int | None = None) -> None:
         """Fill ``space`` (up to ``end``) with the poison word."""
         stop = space.end if end is None else end
@@ -170,3 +185,29 @@ class Heap:
         """Whether ``space`` (up to ``end``) holds nothing but the poison word."""
         stop = space.end if end is None else end
         return self.machine.read(space.base, stop - space.base) == POISON * ((stop - space.base) // WORD)
+
+
+def containing_object(starts, counts, address: int) -> int | None:
+    """Field 0 of the object ``address`` points into, given the objects' field-0 addresses (sorted)
+    and field counts, or None. A pointer one past the last field still names the object, as an
+    interior pointer may point just past the end of an array."""
+    i = bisect.bisect_right(starts, address) - 1
+    if i < 0 or address > starts[i] + WORD * counts[i]:
+        return None
+    return starts[i]
+
+
+@dataclass(frozen=True)
+class ObjectIndex:
+    """The objects of one space in address order: field-0 addresses and field counts."""
+
+    starts: tuple[int, ...]
+    counts: tuple[int, ...]
+
+    def containing(self, address: int) -> int | None:
+        """Field 0 of the object ``address`` points into (one past its last field included), or None."""
+        return containing_object(self.starts, self.counts, address)
+
+    def extents(self) -> list[tuple[int, int]]:
+        """``(field 0, end of the last field)`` of every object."""
+        return [(s, s + WORD * n) for s, n in zip(self.starts, self.counts)]

@@ -51,13 +51,12 @@ interior pointer by the same delta. The scratch words are dead once the collecti
 from __future__ import annotations
 
 import bisect
-import struct
 from dataclasses import dataclass
 
 from gctoy.emu import Machine
 from gctoy.errors import GCToyError
 from gctoy.runtime.collector import Collection, Collector, Slot, Word32, read_slot, write_slot
-from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, HeapError, object_size
+from gctoy.runtime.heap import WORD, HeapError, containing_object  # noqa: F401  (containing_object: part of this API)
 
 #: how far below ESP the scratch words for interior pointers start (clear of any red zone)
 SCRATCH_GAP = 0x1000
@@ -249,41 +248,20 @@ class GCInfoRoots:
         return roots_of32(walk32(machine, self.methods(machine), self.hijacked))
 
 
-def _object_index(data: bytes, base: int) -> tuple[list[int], list[int]]:
-    """Field-0 addresses and field counts of the objects packed in ``data`` (a space from ``base``)."""
-    starts, counts, cursor = [], [], 0
-    while cursor + HEADER_SIZE <= len(data):
-        (word,) = struct.unpack_from("<Q", data, cursor + WORD)
-        if not word & OBJECT_TAG:
-            raise HeapError(f"no object header at {base + cursor:#x} while indexing the heap")
-        starts.append(base + cursor + HEADER_SIZE)
-        counts.append(word >> 1)
-        cursor += object_size(word >> 1)
-    return starts, counts
-
-
-def containing_object(starts: list[int], counts: list[int], address: int) -> int | None:
-    """Field 0 of the object ``address`` points into (one past its last field included), or None."""
-    i = bisect.bisect_right(starts, address) - 1
-    if i < 0 or address > starts[i] + WORD * counts[i]:
-        return None
-    return starts[i]
-
-
 def collect_with_interior(collector: Collector, slots: list[Slot], interior: list[Slot]) -> Collection:
     """Collect with object slots and interior slots: each interior slot becomes a derived slot of a
     scratch word (below ESP) holding the address of the object it points into."""
     heap = collector.heap
     machine = heap.machine
     space = heap.space
-    starts, counts = _object_index(machine.read(space.base, heap.top - space.base), space.base)
+    index = heap.index()
     derived: list[tuple[Slot, Slot]] = []
     scratch = (machine.sp - SCRATCH_GAP) & ~7
     for slot in interior:
         value = read_slot(machine, slot)
         if value not in space:
             continue  # null, or not a heap address: nothing to move
-        obj = containing_object(starts, counts, value)
+        obj = index.containing(value)
         if obj is None:
             raise HeapError(f"interior pointer {value:#x} in slot {slot!r} points into no object")
         scratch -= WORD
