@@ -158,6 +158,15 @@ def _driver_module(path: str, place_safepoints: bool, implicit: bool):
     return module
 
 
+def _failed(e: OSError | GCToyError, path: str) -> int:
+    """Report an unreadable input or bad input on standard error, as ``file: error: ...``; exit status 1."""
+    if isinstance(e, OSError):
+        print(f"{path}: error: {e.strerror or e}", file=sys.stderr)
+    else:
+        print(_format_error(e, path), file=sys.stderr)
+    return 1
+
+
 def _code_parts(compiled) -> list[str]:
     """The ``.text`` and (if any) ``.data`` parts of a compiled module's assembly listing."""
     parts = ["\t.text", compiled.asm_text.rstrip()]
@@ -206,12 +215,8 @@ def cmd_llc(argv: list[str]) -> int:
         from .codegen.gcmap import emit_gcmaps
 
         gcmaps = emit_gcmaps(compiled)
-    except OSError as e:
-        print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except GCToyError as e:
-        print(_format_error(e, args.input), file=sys.stderr)
-        return 1
+    except (OSError, GCToyError) as e:
+        return _failed(e, args.input)
     parts = _code_parts(compiled)
     if gcmaps.text:
         parts += ["", "\t.data", "# GC metadata: the seed's compact __gcmap_<function> tables", gcmaps.text.rstrip()]
@@ -238,12 +243,8 @@ def _llc_x86_32(args) -> int:
                               implicit_declarations=args.implicit_declarations)
         compiled = compile_module32(module, frame=args.frame, gc_registers=args.gc_registers)
         infos = module_gcinfo(compiled)
-    except OSError as e:
-        print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except GCToyError as e:
-        print(_format_error(e, args.input), file=sys.stderr)
-        return 1
+    except (OSError, GCToyError) as e:
+        return _failed(e, args.input)
     parts = _code_parts(compiled)
     parts += ["", '\t.section .gcinfo_x86,"a"', "# CoreCLR x86 GC info (version 5), one blob per method"]
     for name, info in infos.items():
@@ -305,12 +306,8 @@ def cmd_run(argv: list[str]) -> int:
         else:
             result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
                                 entry=args.entry, on_collect=hook)
-    except OSError as e:
-        print(f"{args.input}: error: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except GCToyError as e:
-        print(_format_error(e, args.input), file=sys.stderr)
-        return 1
+    except (OSError, GCToyError) as e:
+        return _failed(e, args.input)
     for value in result.printed:
         print(value)
     print(f"result: {result.result}")
