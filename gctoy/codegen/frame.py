@@ -128,6 +128,17 @@ def field_offset(ty: Type, index: int) -> int:
     return offsets[index]
 
 
+def value_width(ty: Type, pointer_bits: int, target: str) -> int:
+    """Bits of an integer or pointer value in a register of ``target`` (pointers: ``pointer_bits``)."""
+    if isinstance(ty, IntType):
+        if ty.bits > 64:
+            raise CodegenError(f"integers wider than 64 bits ({ty}) are not supported")
+        return ty.bits
+    if isinstance(ty, PointerType):
+        return pointer_bits
+    raise CodegenError(f"values of type {ty} are not supported by the {target} code generator")
+
+
 def gep_terms(inst: I.GetElementPtr) -> tuple[int, list[tuple[Value, int]]]:
     """A GEP's address as ``pointer + constant + sum(index * scale)``: the constant (bytes, not yet
     wrapped to the pointer width) and the variable indices with their scales. Struct fields must

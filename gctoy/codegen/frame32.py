@@ -67,16 +67,14 @@ from dataclasses import dataclass
 from ..ir import instructions as I
 from ..ir.types import (
     ArrayType,
-    IntType,
     NamedStructType,
-    PointerType,
     StructType,
     TokenType,
     VoidType,
     is_gc_pointer,
 )
 from ..ir.values import Argument, ConstantInt, Function, Value
-from .frame import CodegenError, align_of, field_offset, size_of
+from .frame import CodegenError, align_of, field_offset, size_of, value_width
 
 SLOT_SIZE = 8
 #: the callee-saved registers in prolog push order (facts.md §11)
@@ -94,13 +92,7 @@ def _align_to(n: int, a: int) -> int:
 
 def value_bits(ty) -> int:
     """Bits of a register value on x86-32: integers as declared, pointers 32."""
-    if isinstance(ty, IntType):
-        if ty.bits > 64:
-            raise CodegenError(f"integers wider than 64 bits ({ty}) are not supported")
-        return ty.bits
-    if isinstance(ty, PointerType):
-        return 32
-    raise CodegenError(f"values of type {ty} are not supported by the x86-32 code generator")
+    return value_width(ty, 32, "x86-32")
 
 
 def stack_words(ty) -> int:

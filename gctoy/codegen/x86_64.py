@@ -40,7 +40,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from ..stackmap import Location, LocationKind, StackMap, StackMapRecord, StkSizeRecord, emit
-from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, size_of
+from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, size_of, value_width
 
 DWARF_RSP = 7
 STACKMAP_SECTION = ".llvm_stackmaps"
@@ -96,13 +96,7 @@ class _PendingRecord:
 
 def _width(ty: Type) -> int:
     """Bits of an integer or pointer value."""
-    if isinstance(ty, IntType):
-        if ty.bits > 64:
-            raise CodegenError(f"integers wider than 64 bits ({ty}) are not supported")
-        return ty.bits
-    if isinstance(ty, PointerType):
-        return 64
-    raise CodegenError(f"values of type {ty} are not supported by the x86-64 code generator")
+    return value_width(ty, 64, "x86-64")
 
 
 def _unsigned(value: int, bits: int) -> int:
