@@ -18,6 +18,7 @@ from gctoy.coreclr.header import VERSIONS, InfoHdr
 from gctoy.coreclr.info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from gctoy.coreclr.method import MethodGCInfo, decode, encode
 from gctoy.errors import DecodeError
+from blob_mutation import mutate as _shared_mutate
 
 BLOBS = int(os.environ.get("GCTOY_FUZZ_COUNT", "100000"))
 DEEP_EVERY = 97  # every so many decodable blobs also go through gcdump, gc_refs_at and re-encoding
@@ -129,23 +130,8 @@ def _corpus(rng: random.Random) -> list[tuple[int, bool, bytes]]:
 
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:
-    b = bytearray(data)
-    for _ in range(rng.randint(1, 4)):
-        op = rng.randrange(6)
-        if op == 0 and b:
-            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
-        elif op == 1 and b:
-            b[rng.randrange(len(b))] = rng.randrange(256)
-        elif op == 2:
-            b.insert(rng.randint(0, len(b)), rng.choice([0x80, 0xFF, 0x47, 0x46, 0xF8, 0xFB, rng.randrange(256)]))
-        elif op == 3 and b:
-            del b[rng.randrange(len(b))]
-        elif op == 4 and b:
-            i = rng.randrange(len(b))
-            b[i:i] = b[i:i + rng.randint(1, 6)]
-        else:
-            b = b[: rng.randint(0, len(b))]
-    return bytes(b)
+    return _shared_mutate(rng, data, rounds=4, duplicate=True, replace_byte=lambda: rng.randrange(256),
+                          insert_byte=lambda: rng.choice([0x80, 0xFF, 0x47, 0x46, 0xF8, 0xFB, rng.randrange(256)]))
 
 
 def _deep(data: bytes, version: int, legacy: bool, info: MethodGCInfo) -> None:

@@ -8,6 +8,7 @@ import time
 from gctoy.coreclr.codecs import decode_signed, decode_unsigned
 from gctoy.coreclr.header import VERSIONS, InfoHdr, decode_header, encode_header, shortcut
 from gctoy.errors import DecodeError
+from blob_mutation import mutate as _shared_mutate
 
 BLOBS = 50_000
 
@@ -35,20 +36,8 @@ def _corpus(rng: random.Random) -> list[tuple[int, bytes]]:
 
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:
-    b = bytearray(data)
-    for _ in range(rng.randint(1, 4)):
-        op = rng.randrange(5)
-        if op == 0 and b:
-            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
-        elif op == 1 and b:
-            b[rng.randrange(len(b))] = rng.randrange(256)
-        elif op == 2:
-            b.insert(rng.randint(0, len(b)), rng.choice([0x80, 0xCF, 0xFF, 0x47, 0x4E, rng.randrange(256)]))
-        elif op == 3 and b:
-            del b[rng.randrange(len(b))]
-        else:
-            b = b[: rng.randint(0, len(b))]
-    return bytes(b)
+    return _shared_mutate(rng, data, rounds=4, replace_byte=lambda: rng.randrange(256),
+                          insert_byte=lambda: rng.choice([0x80, 0xCF, 0xFF, 0x47, 0x4E, rng.randrange(256)]))
 
 
 def test_fuzz_only_decode_errors():

@@ -14,6 +14,7 @@ from gctoy.coreclr import ptrtab_ebp, ptrtab_full
 from gctoy.coreclr.codecs import GCInfoEncodeError
 from gctoy.coreclr.header import InfoHdr
 from gctoy.errors import DecodeError
+from blob_mutation import mutate as _shared_mutate
 
 COUNT = int(os.environ.get("GCTOY_FUZZ_COUNT", "30000"))
 FULL_HDRS = (InfoHdr(interruptible=True), InfoHdr(interruptible=True, ebp_frame=True, ebp_saved=True))
@@ -71,20 +72,9 @@ def _ebp_table(rng: random.Random) -> ptrtab_ebp.EbpTable:
 
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:
-    b = bytearray(data)
-    for _ in range(rng.randint(1, 4)):
-        op = rng.randrange(5)
-        if op == 0 and b:
-            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
-        elif op == 1 and b:
-            b[rng.randrange(len(b))] = rng.choice([rng.randrange(256), rng.choice(INTERESTING)])
-        elif op == 2:
-            b.insert(rng.randint(0, len(b)), rng.choice(INTERESTING + (rng.randrange(256),)))
-        elif op == 3 and b:
-            del b[rng.randrange(len(b))]
-        else:
-            b = b[: rng.randint(0, len(b))]
-    return bytes(b)
+    return _shared_mutate(rng, data, rounds=4,
+                          replace_byte=lambda: rng.choice([rng.randrange(256), rng.choice(INTERESTING)]),
+                          insert_byte=lambda: rng.choice(INTERESTING + (rng.randrange(256),)))
 
 
 def _blob(rng: random.Random, corpus: list[bytes]) -> bytes:

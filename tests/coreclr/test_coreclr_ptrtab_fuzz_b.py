@@ -11,6 +11,7 @@ from gctoy.coreclr.ptrtab_esp import CALLEE_SAVED, Call, EspTable, Kill, Pop, Pu
 from gctoy.coreclr.ptrtab_esp import decode_table, encode_table, scan
 from gctoy.coreclr.tables import CALL_PATTERN_TABLE
 from gctoy.errors import DecodeError
+from blob_mutation import mutate as _shared_mutate
 
 BLOBS = int(os.environ.get("GCTOY_FUZZ_COUNT", "30000"))
 HDR = InfoHdr()
@@ -50,20 +51,9 @@ def random_table(rng: random.Random) -> EspTable:
 
 
 def mutate(rng: random.Random, data: bytes) -> bytes:
-    b = bytearray(data)
-    for _ in range(rng.randint(1, 3)):
-        op = rng.randrange(5)
-        if op == 0 and b:
-            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
-        elif op == 1 and b:
-            b[rng.randrange(len(b))] = rng.choice([rng.randrange(256), rng.choice(OPCODES)])
-        elif op == 2:
-            b.insert(rng.randint(0, len(b)), rng.choice(OPCODES))
-        elif op == 3 and b:
-            del b[rng.randrange(len(b))]
-        else:
-            b = b[: rng.randint(0, len(b))]
-    return bytes(b)
+    return _shared_mutate(rng, data, rounds=3,
+                          replace_byte=lambda: rng.choice([rng.randrange(256), rng.choice(OPCODES)]),
+                          insert_byte=lambda: rng.choice(OPCODES))
 
 
 def test_fuzz_only_decode_errors():
