@@ -664,3 +664,16 @@ def rename_program(text: str, prefix: str) -> str:
 def combine_programs(texts: list[str], prefixes: list[str]) -> str:
     """Several programs in one module: the ABI declarations once, then each renamed program."""
     return "\n".join([ABI_DECLS, *(rename_program(t, p) for t, p in zip(texts, prefixes))])
+
+
+def x86_64_reference(text: str) -> tuple[list[int], int]:
+    """What a program prints and returns through gctoy's statepoint pipeline on x86-64, without
+    collections: the reference the other targets and designs are compared with."""
+    from gctoy.ir import parse_module
+    from gctoy.passes import run
+    from gctoy.runtime.run import run_module
+
+    module = parse_module(text)
+    run(module, "rewrite-statepoints-for-gc")
+    result = run_module(module, gc="none")
+    return result.printed, result.result

@@ -18,9 +18,8 @@ from gctoy.emu import Machine, disassemble
 from gctoy.ir import parse_module
 from gctoy.ir.types import IntType, PointerType
 from gctoy.passes import run as run_passes
-from gctoy.runtime.run import run_module
 from gctoy.runtime.run32 import Runtime32, Runtime32Error, call32, run_module32
-from runnable_gen import generate_program
+from runnable_gen import generate_program, x86_64_reference
 
 WIDTHS = (8, 16, 32, 64)
 BINOPS = ("add", "sub", "mul", "and", "or", "xor", "shl", "lshr", "ashr", "sdiv", "udiv", "srem", "urem")
@@ -348,18 +347,11 @@ def test_unsupported_input_is_a_codegen_error():
         compile_module32(sp)
 
 
-def _reference(text: str):
-    m = parse_module(text)
-    run_passes(m, "rewrite-statepoints-for-gc")
-    r = run_module(m, gc="none")
-    return r.printed, r.result
-
-
 @pytest.mark.parametrize("seed", range(24))
 def test_generated_programs_print_what_x86_64_prints(seed):
     text = generate_program(seed, 8)
     got = run_module32(parse_module(text))
-    assert got.printed and (got.printed, got.result) == _reference(text)
+    assert got.printed and (got.printed, got.result) == x86_64_reference(text)
 
 
 @pytest.mark.parametrize("seed,frame", [(100, "esp"), (101, "ebp"), (102, "esp"), (103, "ebp"), (104, "esp"),
@@ -367,4 +359,4 @@ def test_generated_programs_print_what_x86_64_prints(seed):
 def test_generated_programs_with_forced_frames(seed, frame):
     text = generate_program(seed, 8)
     got = run_module32(parse_module(text), frame=frame)
-    assert (got.printed, got.result) == _reference(text)
+    assert (got.printed, got.result) == x86_64_reference(text)

@@ -23,11 +23,9 @@ from gctoy.coreclr.method import decode, encode
 from gctoy.emu import disassemble
 from gctoy.errors import GCToyError
 from gctoy.ir import parse_module
-from gctoy.passes import run as run_passes
-from gctoy.runtime.run import run_module
 from gctoy.runtime.run32 import Runtime32, Runtime32Error, run_module32
 from gctoy.runtime.stackwalk32 import GCInfoRoots, MethodTable, containing_object, walk32
-from runnable_gen import generate_program
+from runnable_gen import generate_program, x86_64_reference
 
 P = "i8 addrspace(1)*"
 PP = f"{P} addrspace(1)*"
@@ -221,20 +219,13 @@ def test_collecting_needs_a_root_finder_and_containing_objects_are_exact():
     assert containing_object(starts, counts, 0xF0) is None
 
 
-def _reference(text: str):
-    m = parse_module(text)
-    run_passes(m, "rewrite-statepoints-for-gc")
-    r = run_module(m, gc="none")
-    return r.printed, r.result
-
-
 @pytest.mark.parametrize("seed,frame", [(s, "auto") for s in range(10)] + [(20, "esp"), (21, "ebp"), (22, "esp"),
                                                                              (23, "ebp")])
 def test_generated_programs_under_stress_print_what_x86_64_prints(seed, frame):
     text = generate_program(seed, 8)
     got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
                        semispace_size=1 << 16)
-    assert (got.printed, got.result) == _reference(text)
+    assert (got.printed, got.result) == x86_64_reference(text)
     assert got.stats.gc.collections > 0 and got.stats.gc.objects_copied > 0
 
 
@@ -248,7 +239,7 @@ def test_every_method_fully_interruptible_prints_the_same(seed, frame):
     text = generate_program(seed, 8)
     got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
                        interruptible="always", semispace_size=1 << 16)
-    assert (got.printed, got.result) == _reference(text)
+    assert (got.printed, got.result) == x86_64_reference(text)
     assert got.stats.gc.collections > 0
     compiled, roots = compile_with_gcinfo_always(text, frame)
     blobs = MethodTable.from_machine(Runtime32(compiled, gc="semispace", roots=roots).machine).entries
@@ -404,7 +395,7 @@ def test_generated_programs_stopped_anywhere(seed):
     compiled, roots = _compiled_with_roots(text, "auto")
     runtime = Runtime32(compiled, gc="semispace", verify=True, roots=roots, semispace_size=1 << 16)
     result = runtime.run(interrupt_every=29)
-    assert (result.printed, result.result) == _reference(text)
+    assert (result.printed, result.result) == x86_64_reference(text)
     assert runtime.suspensions.get("returned to the hijack stub", 0) > 0
 
 

@@ -22,10 +22,8 @@ from gctoy.coreclr.method import decode, encode
 from gctoy.errors import GCToyError
 from gctoy.ir import parse_module
 from gctoy.ir.types import IntType, PointerType
-from gctoy.passes import run as run_passes
 from gctoy.runtime import stackwalk32
 from gctoy.runtime.collector import Word32, read_slot
-from gctoy.runtime.run import run_module
 from gctoy.runtime.run32 import Runtime32, call32, enter32, run_module32
 from gctoy.runtime.stackwalk32 import (
     GCInfoRoots,
@@ -35,7 +33,7 @@ from gctoy.runtime.stackwalk32 import (
     saved_register_slots,
     walk32,
 )
-from runnable_gen import generate_program
+from runnable_gen import generate_program, x86_64_reference
 
 P = "i8 addrspace(1)*"
 Q = "i64 addrspace(1)*"
@@ -427,13 +425,6 @@ def test_fully_interruptible_methods_never_get_homes():
     assert _homes(compiled)["main"] and not _homes(compiled)["sum"]  # @sum has no call: nothing to keep
 
 
-def _reference(text: str):
-    m = parse_module(text)
-    run_passes(m, "rewrite-statepoints-for-gc")
-    r = run_module(m, gc="none")
-    return r.printed, r.result
-
-
 @pytest.mark.parametrize("seed,frame", [(0, "esp"), (1, "ebp"), (2, "auto"), (3, "esp"), (4, "ebp"), (5, "auto"),
                                         (40, "esp"), (41, "ebp")])
 def test_generated_programs_with_registers_print_what_x86_64_prints(seed, frame):
@@ -442,7 +433,7 @@ def test_generated_programs_with_registers_print_what_x86_64_prints(seed, frame)
     assert sum(len(f.frame.homed) for f in compiled.functions) >= 8
     runtime = Runtime32(compiled, gc="semispace", stress=True, verify=True, roots=roots, semispace_size=1 << 16)
     result = runtime.run()
-    assert (result.printed, result.result) == _reference(text)
+    assert (result.printed, result.result) == x86_64_reference(text)
     assert result.stats.gc.collections > 0
     assert any(isinstance(slot, (Word32, str)) and old != new
                for c in runtime.collections for slot, old, new in c.roots)
@@ -454,7 +445,7 @@ def test_generated_programs_with_registers_stopped_anywhere(seed, frame, every):
     compiled, roots = compile_with_gcinfo(parse_module(text), frame=frame, gc_registers=True)
     runtime = Runtime32(compiled, gc="semispace", verify=True, roots=roots, semispace_size=1 << 16)
     result = runtime.run(interrupt_every=every)
-    assert (result.printed, result.result) == _reference(text)
+    assert (result.printed, result.result) == x86_64_reference(text)
     assert runtime.suspensions.get("returned to the hijack stub", 0) > 0
 
 
@@ -469,7 +460,7 @@ def test_generated_program_without_register_masks_is_caught(frame, monkeypatch):
         result = runtime.run()
     except GCToyError:
         return
-    assert (result.printed, result.result) != _reference(text)
+    assert (result.printed, result.result) != x86_64_reference(text)
 
 
 ARITH = f"""
