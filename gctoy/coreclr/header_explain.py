@@ -14,8 +14,10 @@ cannot drift from the decoder: a test decodes every explained header and compare
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from . import header as H
+from .codecs import decode_unsigned
 from .entries import TableEntry
 
 _FLAG_NAMES = {code: attr for attr, code in H._FLAG_CODES}
@@ -93,59 +95,77 @@ def second_code_meaning(code: int, version: int) -> str:
     return "noGCRegionCnt is large: its value follows the header"
 
 
-def explain_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0
-                   ) -> tuple[H.InfoHdr, list[TableEntry], int]:
-    """Decode a header at ``offset`` and explain every byte; returns (header, entries, next offset)."""
+#: Each shortcut row as the header decoder's mutable state (a plain field -> value dict).
+_ROW_STATES = tuple({f.name: getattr(row, f.name) for f in dataclasses.fields(H.InfoHdr)}
+                    for row in map(H.shortcut, range(128)))
+
+#: Placeholder fields in the order their values follow the header, with the names of those values.
+_TRAILING = (
+    ("untracked_cnt", H.HAS_UNTRACKED, ("untrackedCnt",)),
+    ("var_ptr_table_size", H.HAS_VARPTR, ("varPtrTableSize",)),
+    ("gs_cookie_offset", H.HAS_GS_COOKIE_OFFSET, ("gsCookieOffset",)),
+    ("sync_start_offset", H.HAS_SYNC_OFFSET, ("syncStartOffset", "syncEndOffset")),
+    ("rev_pinvoke_offset", H.HAS_REV_PINVOKE_FRAME_OFFSET, ("revPInvokeOffset",)),
+    ("no_gc_region_cnt", H.HAS_NOGCREGIONS, ("noGCRegionCnt",)),
+)
+
+
+@dataclass(frozen=True)
+class HeaderWalk:
+    """A decoded header, an entry per byte (or trailing Unsigned), and the placeholders it used."""
+
+    header: H.InfoHdr
+    entries: tuple[TableEntry, ...]
+    end: int
+    #: InfoHdr fields whose value followed the header because a placeholder code said so; the
+    #: runtime reads ``argTabOffset`` when the untracked, var-ptr or no-GC count came that way,
+    #: whatever the count turned out to be.
+    placeholders: frozenset[str]
+
+
+def walk_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0) -> HeaderWalk:
+    """Decode a header at ``offset`` and explain every byte, replaying the decoder's state machine."""
     hdr, end = H.decode_header(data, version, offset)  # raises DecodeError on bad input
-    entries: list[TableEntry] = []
     first = data[offset]
-    row = H.shortcut(first & 0x7F)
     more = "; fixups follow" if first & H.MORE else ""
-    entries.append(TableEntry(offset, offset + 1, None, "shortcut",
-                              f"shortcut row {first & 0x7F:#04x} ({describe_row(row)}){more}"))
-    pos = offset + 1
-    byte = first
+    entries = [TableEntry(offset, offset + 1, None, "shortcut",
+                          f"shortcut row {first & 0x7F:#04x} ({describe_row(H.shortcut(first & 0x7F))}){more}")]
+    state = dict(_ROW_STATES[first & 0x7F])
+    pos, byte = offset + 1, first
     while byte & H.MORE:
         byte = data[pos]
         code = byte & 0x7F
         if code == H.NEXT_OPCODE:
-            second = data[pos + 1]
-            text = second_code_meaning(second & 0x7F, version) + " (second code set)"
-            more = "; more follows" if second & H.MORE else ""
-            entries.append(TableEntry(pos, pos + 2, None, "fixup2", text + more))
-            byte = second
+            byte = data[pos + 1]
+            H._apply_second(state, byte & 0x7F, version, pos + 1)
+            more = "; more follows" if byte & H.MORE else ""
+            text = second_code_meaning(byte & 0x7F, version) + " (second code set)" + more
+            entries.append(TableEntry(pos, pos + 2, None, "fixup2", text))
             pos += 2
             continue
+        H._apply_first(state, code, version, pos)
         more = "; more follows" if byte & H.MORE else ""
         entries.append(TableEntry(pos, pos + 1, None, "fixup", code_meaning(code, version) + more))
         pos += 1
-    entries += _trailing_entries(data, pos, hdr)
-    return hdr, entries, end
+    used = set()
+    for attr, placeholder, names in _TRAILING:
+        if state[attr] != placeholder:
+            continue
+        used.add(attr)
+        for name in names:
+            value, nxt = decode_unsigned(data, pos)
+            entries.append(TableEntry(pos, nxt, None, "trailing", f"{name} = {value} (Unsigned)"))
+            pos = nxt
+    if pos != end:
+        raise AssertionError("header walk disagrees with decode_header")  # pragma: no cover
+    return HeaderWalk(hdr, tuple(entries), end, frozenset(used))
 
 
-def _trailing_entries(data: bytes, pos: int, hdr: H.InfoHdr) -> list[TableEntry]:
-    """One entry per trailing Unsigned, in the order `decode_header` reads them."""
-    from .codecs import decode_unsigned
-
-    wanted = []
-    if hdr.untracked_cnt > H.SET_UNTRACKED_MAX:
-        wanted.append("untrackedCnt")
-    if hdr.var_ptr_table_size:
-        wanted.append("varPtrTableSize")
-    if hdr.gs_cookie_offset:
-        wanted.append("gsCookieOffset")
-    if hdr.sync_start_offset:
-        wanted += ["syncStartOffset", "syncEndOffset"]
-    if hdr.rev_pinvoke_offset != H.INVALID_REV_PINVOKE_OFFSET:
-        wanted.append("revPInvokeOffset")
-    if hdr.no_gc_region_cnt > H.SET_NOGCREGIONS_MAX:
-        wanted.append("noGCRegionCnt")
-    out = []
-    for name in wanted:
-        value, nxt = decode_unsigned(data, pos)
-        out.append(TableEntry(pos, nxt, None, "trailing", f"{name} = {value} (Unsigned)"))
-        pos = nxt
-    return out
+def explain_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0
+                   ) -> tuple[H.InfoHdr, list[TableEntry], int]:
+    """Decode a header at ``offset`` and explain every byte; returns (header, entries, next offset)."""
+    walk = walk_header(data, version, offset)
+    return walk.header, list(walk.entries), walk.end
 
 
 def header_fields(hdr: H.InfoHdr) -> list[tuple[str, object]]:

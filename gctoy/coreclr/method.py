@@ -40,8 +40,8 @@ from ..errors import DecodeError
 from .codecs import U32_MAX, GCInfoEncodeError, decode_unsigned, encode_unsigned
 from .entries import TableEntry
 from . import header as _hdr
-from .header import CURRENT_VERSION, SET_EPILOGCNT_MAX, SET_UNTRACKED_MAX, InfoHdr, decode_header, encode_header
-from .header_explain import explain_header
+from .header import CURRENT_VERSION, SET_EPILOGCNT_MAX, SET_UNTRACKED_MAX, InfoHdr, encode_header
+from .header_explain import walk_header
 from .info_tables import (
     Lifetime,
     NoGCRegion,
@@ -219,59 +219,6 @@ class DecodedMethod:
         return next((r for r in self.regions if r.name == name), None)
 
 
-#: Each shortcut row as the header decoder's mutable state (a plain field -> value dict).
-_ROW_STATES = tuple({f.name: getattr(row, f.name) for f in dataclasses.fields(InfoHdr)}
-                    for row in map(_hdr.shortcut, range(128)))
-
-
-def _header_entries(data: bytes, start: int, end: int, version: int) -> tuple[tuple[TableEntry, ...], frozenset[str]]:
-    """Entries for the header bytes (shortcut byte, fixup codes, trailing Unsigneds) and the
-    placeholders the bytes used.
-
-    The walk repeats the header decoder's state machine over bytes that already decoded once.
-    The placeholders matter beyond the header: the runtime reads ``argTabOffset`` when the
-    untracked count, the var-ptr count or the no-GC count came through one, whatever the count.
-    """
-    first = data[start]
-    entries = [TableEntry(start, start + 1, None, "header-shortcut",
-                          f"shortcut row {first & 0x7F:#04x}" + (" + fixups" if first & 0x80 else ""))]
-    state = dict(_ROW_STATES[first & 0x7F])
-    pos, byte = start + 1, first
-    while byte & 0x80:
-        byte = data[pos]
-        if byte & 0x7F == _hdr.NEXT_OPCODE:
-            byte = data[pos + 1]
-            _hdr._apply_second(state, byte & 0x7F, version, pos + 1)
-            entries.append(TableEntry(pos, pos + 2, None, "header-fixup", f"second-set code {byte & 0x7F:#04x}"))
-            pos += 2
-        else:
-            _hdr._apply_first(state, byte & 0x7F, version, pos)
-            entries.append(TableEntry(pos, pos + 1, None, "header-fixup", f"fixup code {byte & 0x7F:#04x}"))
-            pos += 1
-    used = set()
-    for attr, placeholder, names in (
-            ("untracked_cnt", _hdr.HAS_UNTRACKED, ("untracked count",)),
-            ("var_ptr_table_size", _hdr.HAS_VARPTR, ("var ptr table size",)),
-            ("gs_cookie_offset", _hdr.HAS_GS_COOKIE_OFFSET, ("GS cookie offset",)),
-            ("sync_start_offset", _hdr.HAS_SYNC_OFFSET, ("sync start offset", "sync end offset")),
-            ("rev_pinvoke_offset", _hdr.HAS_REV_PINVOKE_FRAME_OFFSET, ("reverse-P/Invoke frame offset",)),
-            ("no_gc_region_cnt", _hdr.HAS_NOGCREGIONS, ("no-GC region count",))):
-        if state[attr] != placeholder:
-            continue
-        used.add(attr)
-        for name in names:
-            value, nxt = decode_unsigned(data, pos)
-            entries.append(TableEntry(pos, nxt, None, "header-field", f"{name} = {value}"))
-            pos = nxt
-    if pos != end:
-        raise AssertionError("header walk disagrees with decode_header")  # pragma: no cover
-    # Same spans as header_explain's entries, whose texts say what each byte does.
-    explained = explain_header(data, version, start)[1]
-    if [(e.start, e.end) for e in explained] == [(e.start, e.end) for e in entries]:
-        entries = [dataclasses.replace(e, text=x.text) for e, x in zip(entries, explained)]
-    return tuple(entries), frozenset(used)
-
-
 def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: bool = False) -> DecodedMethod:
     """Decode a whole blob and keep every region's byte span and entries."""
     data = bytes(data)
@@ -280,8 +227,8 @@ def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: 
     regions.append(Region("method size", 0, pos, (TableEntry(0, pos, None, "method-size",
                                                               f"method size = {method_size:#x}"),)))
     hdr_start = pos
-    hdr, pos = decode_header(data, version, pos)
-    hdr_entries, placeholders = _header_entries(data, hdr_start, pos, version)
+    walk = walk_header(data, version, pos)
+    hdr, pos, hdr_entries, placeholders = walk.header, walk.end, walk.entries, walk.placeholders
     try:
         _hdr.check_header(hdr, version)  # e.g. a sync region "starting" at 0 (no region) with an end
     except GCInfoEncodeError as e:
