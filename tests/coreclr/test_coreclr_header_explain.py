@@ -74,3 +74,15 @@ def test_method_regions_carry_the_explanations():
     header = next(r for r in decode_with_entries(blob).regions if r.name == "header")
     assert [e.text for e in header.entries] == [e.text for e in explain_header(blob, 5, 1)[1]]
     assert header.entries[0].text.startswith("shortcut row")
+
+
+def test_trailing_fields_follow_the_placeholders_not_the_values():
+    """A header the JIT would not write: the untracked placeholder (0x47) for a count of 2."""
+    from gctoy.coreclr.header_explain import walk_header
+
+    data = bytes([0x80, 0x47, 0x02])
+    walk = walk_header(data, 5)
+    assert walk.header.untracked_cnt == 2 and walk.end == 3
+    assert walk.placeholders == {"untracked_cnt"}
+    assert [e.text for e in walk.entries][-1] == "untrackedCnt = 2 (Unsigned)"
+    assert [(e.start, e.end) for e in walk.entries] == [(0, 1), (1, 2), (2, 3)]
