@@ -1,10 +1,17 @@
-"""Differential check of gctoy's RewriteStatepointsForGC against LLVM 14's, and a test-case shrinker.
+"""Differential check of gctoy's RewriteStatepointsForGC against LLVM's, and a test-case shrinker.
+
+The oracle (:class:`Oracle`) is LLVM 14 with typed pointers or LLVM 19 (or any release from 15
+on) with opaque pointers: the generated input (typed) is printed with ``ptr`` by gctoy's printer
+for the latter, and gctoy's output is printed in the same style. From LLVM 16 on, RS4GC first
+moves cheap derived pointers next to their uses (``-rs4gc-remat-derived-at-uses``, on by
+default); gctoy's pass does what LLVM 14 does, so that step is turned off for those releases
+and the comparison is of the statepoint placement, liveness, bases and rematerialization.
 
 ``check_batch`` runs both passes over one module of many generated functions (one ``opt``
 process for all of them), and returns the functions on which they disagree. What counts as
 agreeing, per function:
 
-* gctoy's pass runs without raising, and its printed (typed-pointer) output is accepted by
+* gctoy's pass runs without raising, and its printed output is accepted by the oracle's
   ``opt -passes=verify`` and ``opt -passes='verify<safepoint-ir>'``;
 * the same calls became statepoints, and at each of them the same ``(base, derived)``
   pairs are relocated and the same values are rematerialized, as
@@ -26,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 from gctoy.ir import parse_module, print_module
+from gctoy.ir.printer import uses_opaque_pointers
 from gctoy.ir import instructions as I
 from gctoy.ir.types import IntType, PointerType, TokenType, VOID
 from gctoy.ir.values import ConstantInt, ConstantNull, Function, Undef
@@ -50,13 +58,47 @@ def gctoy_pass_missing() -> str | None:
     return None
 
 
-def gctoy_rs4gc(text: str) -> str:
-    """gctoy's pass on ``text``, printed with typed pointers."""
+def gctoy_rs4gc(text: str, options: str = "") -> str:
+    """gctoy's pass (with ``options``) on ``text``, printed in the pointer style of ``text`` (typed or ``ptr``)."""
     from gctoy.passes import run
 
     m = parse_module(text, "<generated>")
-    run(m, PASS)
-    return print_module(m, opaque=False)
+    opaque = uses_opaque_pointers(m)
+    run(m, f"{PASS}<{options}>" if options else PASS)
+    return print_module(m, opaque=opaque)
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """One LLVM release used as the reference: its ``opt`` and the pointer style it reads."""
+
+    name: str
+    opt: Path
+    opaque: bool
+    #: flags for ``opt -passes=rewrite-statepoints-for-gc``
+    rs4gc_flags: tuple[str, ...] = ()
+    #: options of gctoy's pass that select this release's behaviour
+    gctoy_options: str = ""
+
+    def prepare(self, text: str) -> str:
+        """The typed-pointer ``text`` as this oracle reads it (printed with ``ptr`` for LLVM 15+)."""
+        return print_module(parse_module(text, "<generated>"), opaque=True) if self.opaque else text
+
+    def print(self, m) -> str:
+        """A module of gctoy's, printed in this oracle's pointer style."""
+        return print_module(m, opaque=self.opaque)
+
+
+def oracle_of(tools) -> Oracle:
+    """The oracle for an :class:`llvm_tools.LLVMTools` (opaque pointers from LLVM 15 on)."""
+    flags = ("-rs4gc-remat-derived-at-uses=false",) if tools.version >= 16 else ()
+    return Oracle(f"LLVM {tools.version}", Path(tools.opt), tools.version >= 15, flags,
+                  f"llvm={tools.version}" if tools.version != 14 else "")
+
+
+def as_oracle(oracle: "Oracle | str | Path") -> Oracle:
+    """``oracle`` itself, or a bare ``opt`` path taken as LLVM 14 (typed pointers)."""
+    return oracle if isinstance(oracle, Oracle) else Oracle("LLVM 14", Path(oracle), False)
 
 
 def opt_check(opt: str | Path, text: str) -> str | None:
@@ -122,11 +164,13 @@ def _kind(detail: str) -> str:
         else "rematerialization differs"
 
 
-def check_one(opt: str | Path, text: str) -> Outcome:
-    """Run both passes on a module and compare them."""
-    llvm_out = run_rs4gc(opt, text)
+def check_one(oracle: Oracle | str | Path, text: str) -> Outcome:
+    """Run both passes on a module (in the oracle's pointer style) and compare them."""
+    oracle = as_oracle(oracle)
+    opt = oracle.opt
+    llvm_out = run_rs4gc(opt, text, list(oracle.rs4gc_flags))
     try:
-        ours = gctoy_rs4gc(text)
+        ours = gctoy_rs4gc(text, oracle.gctoy_options)
     except Exception as e:  # noqa: BLE001 - any crash of the pass is a finding
         return Outcome(f"gctoy raised {type(e).__name__}", f"{type(e).__name__}: {e}", llvm_out)
     problem = opt_check(opt, ours)
@@ -158,19 +202,22 @@ class Failure:
     source: str
 
 
-def check_batch(opt: str | Path, cases: list[tuple[int, int]],
+def check_batch(oracle: Oracle | str | Path, cases: list[tuple[int, int]],
                 make_function: Callable[[int, int], str], make_module: Callable[[list[str]], str]) -> list[Failure]:
     """Check every ``(seed, size)`` function; all in one module first, one by one only to find culprits.
 
-    ``make_function(seed, size)`` must name its function ``@g<seed>`` (as gcprog_gen does).
+    ``make_function(seed, size)`` must name its function ``@g<seed>`` (as gcprog_gen does) and
+    write typed pointers; a bare ``opt`` path stands for LLVM 14.
     """
+    oracle = as_oracle(oracle)
+    opt = oracle.opt
     functions = [make_function(seed, size) for seed, size in cases]
-    text = make_module(functions)
+    text = oracle.prepare(make_module(functions))
     names = [f"g{seed}" for seed, _ in cases]
     suspects: list[int] = []
-    llvm_out = run_rs4gc(opt, text)
+    llvm_out = run_rs4gc(opt, text, list(oracle.rs4gc_flags))
     try:
-        ours = gctoy_rs4gc(text)
+        ours = gctoy_rs4gc(text, oracle.gctoy_options)
         if opt_check(opt, ours) is not None:
             raise RuntimeError("rejected")
         theirs_f = facts_by_call(llvm_out, text)
@@ -181,8 +228,8 @@ def check_batch(opt: str | Path, cases: list[tuple[int, int]],
         suspects = list(range(len(cases)))
     failures = []
     for i in suspects:
-        src = make_module([functions[i]])
-        outcome = check_one(opt, src)
+        src = oracle.prepare(make_module([functions[i]]))
+        outcome = check_one(oracle, src)
         if outcome.kind is not None:
             failures.append(Failure(cases[i][0], cases[i][1], outcome, src))
     return failures
@@ -299,8 +346,10 @@ def _only_function(m) -> Function:
     return fn
 
 
-def shrink(opt: str | Path, text: str, kind: str, budget_s: float = 90.0) -> str:
+def shrink(oracle: Oracle | str | Path, text: str, kind: str, budget_s: float = 90.0) -> str:
     """A smaller module on which ``check_one`` still reports ``kind`` (greedy, within ``budget_s``)."""
+    oracle = as_oracle(oracle)
+    opt = oracle.opt
     deadline = time.monotonic() + budget_s
     cur = text
     i = 0
@@ -311,13 +360,13 @@ def shrink(opt: str | Path, text: str, kind: str, budget_s: float = 90.0) -> str
         m = parse_module(cur)
         try:
             _apply(_only_function(m), edits[i])
-            cand = print_module(m)
+            cand = oracle.print(m)
         except Exception:  # noqa: BLE001 - an edit that does not apply is skipped
             i += 1
             continue
         if opt_valid(opt, cand):
             try:
-                same = check_one(opt, cand).kind == kind
+                same = check_one(oracle, cand).kind == kind
             except Exception:  # noqa: BLE001 - e.g. LLVM itself refusing the candidate
                 same = False
             if same:
@@ -341,16 +390,17 @@ def _function_text(module_text: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def report(opt: str | Path, failure: Failure, budget_s: float = 90.0) -> str:
+def report(oracle: Oracle | str | Path, failure: Failure, budget_s: float = 90.0) -> str:
     """The reduced reproducer of a failure, with both outputs and what differs."""
-    small = shrink(opt, failure.source, failure.outcome.kind, budget_s)
-    outcome = check_one(opt, small)
+    oracle = as_oracle(oracle)
+    small = shrink(oracle, failure.source, failure.outcome.kind, budget_s)
+    outcome = check_one(oracle, small)
     parts = [
         f"generated function seed={failure.seed} size={failure.size}: {failure.outcome.kind}",
         f"(the whole module: python tests/gcprog_gen.py {failure.seed} {failure.size})",
         "", "--- reduced input (tests/gcprog_gen.py preamble + this function) ---", _function_text(small),
         "--- what differs on the reduced input ---", outcome.detail or failure.outcome.detail,
-        "", "--- LLVM 14 output ---", _function_text(outcome.llvm_out) if outcome.llvm_out else "(none)",
+        "", f"--- {oracle.name} output ---", _function_text(outcome.llvm_out) if outcome.llvm_out else "(none)",
         "--- gctoy output ---", _function_text(outcome.ours_out) if outcome.ours_out else "(none)",
     ]
     return "\n".join(parts)

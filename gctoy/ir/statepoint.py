@@ -428,3 +428,13 @@ def _has_other_users(module, fn: Function, except_call) -> bool:
             if inst is not except_call and isinstance(inst, I.CallBase) and inst.callee is fn:
                 return True
     return False
+
+
+def target_attrs(target_type: Type, call_type: FunctionType) -> tuple[Attribute, ...]:
+    """The attributes of a new statepoint's target argument: ``elementtype(<call type>)`` when it is a ``ptr``.
+
+    With opaque pointers the target's function type is no longer in its pointer type; LLVM (15 and
+    later) requires it on the argument, and reads the call's signature from it."""
+    if isinstance(target_type, PointerType) and target_type.is_opaque:
+        return (Attribute("elementtype", type=call_type, style="paren"),)
+    return ()

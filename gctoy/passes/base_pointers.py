@@ -83,8 +83,11 @@ class BaseFinder:
 
     _UNKNOWN, _BASE, _CONFLICT = 0, 1, 2
 
-    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]"):
+    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool = False):
         self.names = names
+        #: LLVM 15 and later: a phi whose inputs are bases *or the phi itself* is its own base
+        #: (LLVM 14 keeps such a loop phi in the lattice, where it takes the base of its other inputs)
+        self.prune_self_inputs = prune_self_inputs
         self.metadata_ref = metadata_ref
         #: id(value) -> its base (for BDVs resolved by the lattice, and everything asked)
         self.cache: dict[int, Value] = {}
@@ -130,7 +133,7 @@ class BaseFinder:
         while changed:
             changed = False
             for node in list(order):
-                if all(self._prunable(inp, states) for inp in _inputs(node)):
+                if all(self._prunable(inp, states, node) for inp in _inputs(node)):
                     del states[id(node)]
                     order.remove(node)
                     self.cache[id(node)] = node
@@ -161,7 +164,9 @@ class BaseFinder:
             if state[id(node)][0] == self._CONFLICT:
                 self._fill_base(node, states)
 
-    def _prunable(self, inp: Value, states: dict[int, Value]) -> bool:
+    def _prunable(self, inp: Value, states: dict[int, Value], node: Value) -> bool:
+        if self.prune_self_inputs and strip_pointer_casts(inp) is node:
+            return True
         b = self.base_or_bdv(inp)
         return strip_pointer_casts(inp) is b and id(b) not in states
 

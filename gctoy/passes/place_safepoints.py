@@ -323,6 +323,7 @@ def wrap_calls_in_statepoints(fn: Function, module: Module, symbols: SymbolTable
     ``%r = call T @llvm.experimental.gc.result...(token %safepoint_token)``.  No GC pointer is listed:
     finding them is RewriteStatepointsForGC's job.  Returns the new statepoints."""
     from ..ir.intrinsics import DEFAULT_STATEPOINT_ID
+    from ..ir.statepoint import target_attrs
     from ..ir.types import I32, I64, TOKEN, VOID, FunctionType, PointerType, mangle
     from ..ir.values import Attribute, ConstantInt
 
@@ -341,7 +342,7 @@ def wrap_calls_in_statepoints(fn: Function, module: Module, symbols: SymbolTable
                             DEFAULT_STATEPOINT_ID), ConstantInt(I32, 0), call.callee,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, 0), *call.args, ConstantInt(I32, 0),
                 ConstantInt(I32, 0)]
-        kw = dict(arg_attrs=[(), (), (), (), (), *call.arg_attrs, (), ()], cc=call.cc,
+        kw = dict(arg_attrs=[(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()], cc=call.cc,
                   bundles=[b for b in call.bundles], name=symbols.unique("safepoint_token"))
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_ty, decl, args, call.normal, call.unwind, **kw)

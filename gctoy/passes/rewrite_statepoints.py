@@ -33,7 +33,7 @@ from ..ir import instructions as I
 from ..ir.analysis import predecessors, unreachable_blocks
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
 from ..ir.module import Module, resolve_attrs
-from ..ir.statepoint import Statepoint, StatepointForm
+from ..ir.statepoint import Statepoint, StatepointForm, target_attrs
 from ..ir.types import I8, I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
 from ..ir.values import (
     Attribute,
@@ -76,6 +76,9 @@ class RS4GCOptions:
     #: the pass as it was before LLVM 3.8: also rewrite statepoints that list no GC pointers yet
     #: (made by PlaceSafepoints then), and give the results back in those statepoints' signature
     rewrite_bare_statepoints: bool = False
+    #: the LLVM release whose pass to follow where releases differ (14, or 15 and later: a loop phi
+    #: whose other inputs are bases is its own base); set with ``llvm=N``
+    llvm: int = 14
 
 
 @dataclass
@@ -147,9 +150,11 @@ def parse_options(text: str) -> RS4GCOptions:
             opts.alloca_roots = True
         elif key == "rewrite-bare-statepoints" and not value:
             opts.rewrite_bare_statepoints = True
+        elif key == "llvm" and value.isdigit() and int(value) >= 14:
+            opts.llvm = int(value)
         else:
-            raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' "
-                             "(known: remat-threshold=N, non-relocating, alloca-roots, rewrite-bare-statepoints)")
+            raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' (known: remat-threshold=N, "
+                             "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14)")
     return opts
 
 
@@ -326,7 +331,7 @@ class _FunctionRewriter:
             r.live = live.live_at(r.call)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
-        finder = BaseFinder(self.names, self._empty_metadata_ref)
+        finder = BaseFinder(self.names, self._empty_metadata_ref, prune_self_inputs=self.options.llvm >= 15)
         # One map for the whole function, filled call by call: the last call to see a value decides
         # its base (a value in one call's deopt bundle is its own base only until a later call
         # finds its base the ordinary way) — LLVM 14 works like this.
@@ -486,7 +491,7 @@ class _FunctionRewriter:
         args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, flags), *call.args,
                 ConstantInt(I32, 0), ConstantInt(I32, 0)]
-        arg_attrs = [(), (), (), (), (), *call.arg_attrs, (), ()]
+        arg_attrs = [(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()]
         bundles = []
         deopt = call.bundle("deopt")
         if deopt is not None:

@@ -26,7 +26,7 @@ def instructions(text: str) -> int:
 @pytest.fixture
 def remat_off(llvm14, monkeypatch):
     """Make the harness take 'LLVM without rematerialization' for gctoy's pass."""
-    def no_remat(text: str) -> str:
+    def no_remat(text: str, options: str = "") -> str:
         return run_rs4gc(llvm14.opt, text, ["-spp-rematerialization-threshold=0"])
 
     monkeypatch.setattr(rs4gc_diff, "gctoy_rs4gc", no_remat)

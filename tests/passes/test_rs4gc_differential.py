@@ -1,13 +1,15 @@
-"""gctoy's RewriteStatepointsForGC against LLVM 14's, on generated GC programs.
+"""gctoy's RewriteStatepointsForGC against LLVM 14's and LLVM 19's, on generated GC programs.
 
-Each generated function (tests/gcprog_gen.py) goes through both passes. gctoy's output,
-printed with typed pointers, must pass ``opt -passes=verify`` and
+Each generated function (tests/gcprog_gen.py) goes through both passes, once with LLVM 14 as
+the oracle (typed pointers) and once with LLVM 19 (the same functions printed with opaque
+``ptr``; skipped where LLVM 19 is not installed). gctoy's output, printed in the oracle's
+pointer style, must pass that release's ``opt -passes=verify`` and
 ``opt -passes='verify<safepoint-ir>'``, and at every call that became a statepoint the
 relocated ``(base, derived)`` pairs and the rematerialized values must be those of LLVM,
 as tests/rs4gc_oracle.py reads them back in terms of the input's values (so names and
 instruction order may differ; what is relocated where may not).
 
-Functions are checked 50 to a module (one ``opt`` process each) and only looked at one by
+Functions are checked 50 to a module (one ``opt`` process per oracle each) and only looked at one by
 one when a module shows a problem. A failure prints the function reduced by
 tests/rs4gc_diff.py's shrinker, what differs, and both outputs.
 
@@ -22,7 +24,7 @@ import random
 import pytest
 
 from gcprog_gen import generate_function, module_of
-from rs4gc_diff import MODULE, check_batch, gctoy_pass_missing, report
+from rs4gc_diff import MODULE, check_batch, gctoy_pass_missing, oracle_of, report
 
 COUNT = int(os.environ.get("GCTOY_DIFF_COUNT", "500"))
 FIRST_SEED = int(os.environ.get("GCTOY_DIFF_SEED", "1"))
@@ -49,13 +51,19 @@ def gctoy_rs4gc():
         pytest.skip(reason)
 
 
+@pytest.fixture(scope="module", params=["llvm14", "llvm19"])
+def oracle(request):
+    """LLVM 14 (typed pointers), then LLVM 19 (opaque pointers); each skipped where not installed."""
+    return oracle_of(request.getfixturevalue(request.param))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("batch", BATCHES, ids=[f"seeds{b[0][0]}-{b[-1][0]}" for b in BATCHES])
-def test_gctoy_rs4gc_relocates_what_llvm14_relocates(llvm14, gctoy_rs4gc, batch):
-    failures = check_batch(llvm14.opt, batch, generate_function, module_of)
+def test_gctoy_rs4gc_relocates_what_llvm_relocates(oracle, gctoy_rs4gc, batch):
+    failures = check_batch(oracle, batch, generate_function, module_of)
     if not failures:
         return
-    lines = [f"{len(failures)} of {len(batch)} generated functions disagree with LLVM 14:"]
+    lines = [f"{len(failures)} of {len(batch)} generated functions disagree with {oracle.name}:"]
     lines += [f"  seed={f.seed} size={f.size}: {f.outcome.kind}" for f in failures]
-    lines += ["", "The first one, reduced:", "", report(llvm14.opt, failures[0], SHRINK_SECONDS)]
+    lines += ["", "The first one, reduced:", "", report(oracle, failures[0], SHRINK_SECONDS)]
     pytest.fail("\n".join(lines), pytrace=False)
