@@ -39,6 +39,7 @@ from ..ir.values import (
     Attribute,
     BasicBlock,
     Constant,
+    ConstantExpr,
     ConstantInt,
     Function,
     MetadataDef,
@@ -53,6 +54,9 @@ from .rs4gc_liveness import OrderedLiveness
 
 #: the strategies whose functions RS4GC rewrites (LLVM 14 compares the names)
 STATEPOINT_STRATEGIES = ("statepoint-example", "coreclr")
+#: the intrinsic a compiled function calls to leave for the interpreter, and what it becomes
+DEOPTIMIZE = "llvm.experimental.deoptimize"
+DEOPTIMIZE_TARGET = "__llvm_deoptimize"
 
 #: C library functions LLVM recognises and leaves alone (a subset of TargetLibraryInfo's list)
 LIBRARY_FUNCTIONS = frozenset({
@@ -106,7 +110,7 @@ def is_gc_leaf_call(call: I.CallBase, module: Module | None) -> bool:
         return True
     name = fn.name or ""
     if name.startswith("llvm."):
-        return not (is_statepoint_name(name) or name.startswith("llvm.experimental.deoptimize"))
+        return not (is_statepoint_name(name) or name.startswith(DEOPTIMIZE))
     return name in LIBRARY_FUNCTIONS
 
 
@@ -471,8 +475,12 @@ class _FunctionRewriter:
         if lowering == "live-in":
             flags |= 2
         target = call.callee
-        target_ty = PointerType(call.ftype, 0) if not (isinstance(target.type, PointerType)
-                                                         and target.type.is_opaque) else target.type
+        call_fty = call.ftype
+        opaque = isinstance(target.type, PointerType) and target.type.is_opaque
+        deoptimize = (call.callee_name or "").startswith(DEOPTIMIZE)
+        if deoptimize:
+            target, call_fty = self._deoptimize_target(call, opaque)
+        target_ty = target.type if opaque else PointerType(call_fty, 0)
         params = (I64, I32, target_ty, I32, I32)
         sp_fty = FunctionType(TOKEN, params, True)
         decl_name = f"llvm.experimental.gc.statepoint.{mangle(target_ty)}"
@@ -491,7 +499,7 @@ class _FunctionRewriter:
         args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, flags), *call.args,
                 ConstantInt(I32, 0), ConstantInt(I32, 0)]
-        arg_attrs = [(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()]
+        arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *call.arg_attrs, (), ()]
         bundles = []
         deopt = call.bundle("deopt")
         if deopt is not None:
@@ -501,7 +509,8 @@ class _FunctionRewriter:
         if gc_live or roots:
             bundles.append(I.OperandBundle("gc-live", gc_live + roots))
         kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in _MEMORY_FN_ATTRS),
-                  cc=call.cc, bundles=bundles, name=self.names.unique("statepoint_token"))
+                  cc=call.cc, bundles=bundles,
+                  name=self.names.unique("safepoint_token" if deoptimize else "statepoint_token"))
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_fty, decl, args, call.normal, call.unwind, **kw)
         else:
@@ -510,6 +519,9 @@ class _FunctionRewriter:
         block.insert_before(call, sp)
         self.uses.add(sp)
         r.statepoint = sp
+        if deoptimize:  # control never comes back: the 'ret' after it goes (and its use of the result)
+            block.terminator.erase()
+            block.append(I.Unreachable())
         wants_result = call.type != VOID and self.uses.has_users(call)
         # relocates: unwind edge first, then the normal edge; LLVM names the result in between for an
         # invoke and before the relocates for a call, while the original call still holds its name
@@ -534,6 +546,21 @@ class _FunctionRewriter:
             self.uses.replace(call, result)
             self._substitute(call, result)
         call.erase()
+
+    def _deoptimize_target(self, call: I.CallBase, opaque: bool) -> tuple[Value, FunctionType]:
+        """``@__llvm_deoptimize``, the runtime function a ``llvm.experimental.deoptimize`` call becomes.
+
+        It returns nothing (control does not come back) and takes the intrinsic's arguments; the
+        declaration is added when missing."""
+        fty = FunctionType(VOID, tuple(a.type for a in call.args), False)
+        fn = self.m.get_function(DEOPTIMIZE_TARGET)
+        if fn is None:
+            fn = self.m.add_function(Function(DEOPTIMIZE_TARGET, fty))
+            if opaque:
+                fn.type = PointerType(None, 0)
+        if not opaque and fn.ftype != fty:  # declared for other arguments: a cast, as LLVM 14 writes it
+            return ConstantExpr(PointerType(fty, 0), "bitcast", (fn,)), fty
+        return fn, fty
 
     def _make_result(self, call: I.CallBase, token: I.CallBase, block: BasicBlock, at: int) -> I.Call:
         """``gc.result``, named after the original call (which still holds its name, so uniqued)."""
