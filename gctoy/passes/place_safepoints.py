@@ -34,6 +34,7 @@ from ..ir.values import BasicBlock, Function, Undef
 from . import register
 from .counted_loops import must_be_finite_counted_loop
 from .inline_poll import POLL_NAME, SymbolTable, check_poll_function, inline_poll
+from .library_functions import is_library_call
 
 #: Collectors whose functions get polls (LLVM compares the gc name as a string).
 SAFEPOINT_GCS = ("statepoint-example", "coreclr")
@@ -44,13 +45,6 @@ _CALL_WRAPPING_INTRINSICS = ("llvm.experimental.gc.statepoint", "llvm.experiment
 #: Intrinsics that may still reach a safepoint (LLVM's callsGCLeafFunction exceptions).
 _NON_LEAF_INTRINSICS = ("llvm.experimental.gc.statepoint", "llvm.experimental.deoptimize",
                         "llvm.memcpy.element.unordered.atomic", "llvm.memmove.element.unordered.atomic")
-#: C library functions LLVM's TargetLibraryInfo knows, hence GC leaves (a name-only approximation:
-#: LLVM also checks the prototype, and knows many more).
-_LIBRARY_LEAVES = frozenset("""
-    malloc calloc realloc free memcpy memmove memset memcmp memchr strlen strcmp strncmp strcpy
-    strncpy strchr strrchr strcat printf puts putchar fprintf sprintf snprintf abort exit
-    sqrt sin cos tan exp log pow fabs floor ceil abs labs
-""".split())
 
 
 class PassOptionError(GCToyError):
@@ -139,7 +133,7 @@ def _phi_constant_value(phi: I.Phi):
 
 
 def needs_statepoint(call: I.CallBase) -> bool:
-    """True if the call will become a safepoint (not a GC leaf or a GC intrinsic).
+    """True if the call will become a safepoint (not a GC leaf, a GC intrinsic or a C library function).
 
     (LLVM also exempts inline asm, which gctoy's IR subset does not have.)
     """
@@ -152,7 +146,8 @@ def needs_statepoint(call: I.CallBase) -> bool:
         return False
     if callee.name.startswith("llvm."):
         return any(callee.name == n or callee.name.startswith(n + ".") for n in _NON_LEAF_INTRINSICS)
-    return callee.name not in _LIBRARY_LEAVES
+    fn = call.parent.parent if call.parent is not None else None
+    return not is_library_call(call, getattr(fn, "module", None))
 
 
 def call_on_dominator_path(latch: BasicBlock, header: BasicBlock, dt: DominatorTree) -> bool:

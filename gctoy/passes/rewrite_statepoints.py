@@ -48,6 +48,7 @@ from ..ir.values import (
 )
 from . import register
 from .base_pointers import BaseFinder, strip_pointer_casts
+from .library_functions import is_library_call
 from .mem2reg import promote
 from .naming import NameUniquer
 from .rs4gc_liveness import OrderedLiveness
@@ -59,11 +60,6 @@ DEOPTIMIZE = "llvm.experimental.deoptimize"
 DEOPTIMIZE_TARGET = "__llvm_deoptimize"
 
 #: C library functions LLVM recognises and leaves alone (a subset of TargetLibraryInfo's list)
-LIBRARY_FUNCTIONS = frozenset({
-    "malloc", "calloc", "realloc", "free", "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp",
-    "strcpy", "strncpy", "printf", "puts", "putchar", "abort", "exit", "sqrt", "sin", "cos", "tan",
-    "exp", "log", "pow", "fabs", "floor", "ceil", "abs", "labs",
-})
 
 
 @dataclass
@@ -99,8 +95,10 @@ class SafepointRecord:
     live_ids: set = field(default_factory=set)
 
 
-def is_gc_leaf_call(call: I.CallBase, module: Module | None) -> bool:
-    """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions."""
+def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> bool:
+    """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions.
+
+    The library functions are those LLVM ``llvm`` recognises (:mod:`.library_functions`)."""
     if find_string_attr(resolve_attrs(call.fn_attrs, module), "gc-leaf-function") is not None:
         return True
     fn = call.called_function
@@ -111,7 +109,7 @@ def is_gc_leaf_call(call: I.CallBase, module: Module | None) -> bool:
     name = fn.name or ""
     if name.startswith("llvm."):
         return not (is_statepoint_name(name) or name.startswith(DEOPTIMIZE))
-    return name in LIBRARY_FUNCTIONS
+    return is_library_call(call, module, llvm)
 
 
 #: called after each phase with (phase name, the function, the records so far)
@@ -307,7 +305,7 @@ class _FunctionRewriter:
         out = []
         for inst in self.fn.instructions():
             if isinstance(inst, I.CallBase) and not Statepoint.is_statepoint(inst) \
-                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m):
+                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m, self.options.llvm):
                 out.append(inst)
         return out
 

@@ -75,3 +75,129 @@ def test_deoptimize_becomes_a_statepoint_of_llvm_deoptimize(llvm):
     theirs, ours = both(llvm, DEOPTIMIZE, "rewrite-statepoints-for-gc", ["-passes=rewrite-statepoints-for-gc"])
     assert "@__llvm_deoptimize" in theirs and "unreachable" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# C library functions (LLVM's TargetLibraryInfo) are GC leaves
+
+LIBCALLS = """
+declare double @ldexp(double, i32)
+declare i8* @memcpy(i8*, i8*, i64)
+declare i64 @strlen(i8 addrspace(1)*)
+declare void @sqrt()
+declare double @cos(double)
+declare i8* @fopen64(i8*, i8*)
+declare i32 @fopen(i8*, i8*)
+declare double @erf(double)
+declare void @use(i8 addrspace(1)*)
+
+define double @f(i8 addrspace(1)* %p, i8* %q) gc "statepoint-example" {
+entry:
+  %a = call double @ldexp(double 1.0, i32 2)
+  %b = call i8* @memcpy(i8* %q, i8* %q, i64 8)
+  %c = call i64 @strlen(i8 addrspace(1)* %p)
+  call void @sqrt()
+  %d = call double @cos(double %a) nobuiltin
+  %e = call i8* @fopen64(i8* %q, i8* %q)
+  %f = call i32 @fopen(i8* %q, i8* %q)
+  %g = call double @erf(double %d)
+  call void @use(i8 addrspace(1)* %p)
+  ret double %g
+}
+"""
+LINUX = 'target triple = "x86_64-unknown-linux-gnu"\n'
+
+
+def rs4gc(llvm) -> str:
+    """gctoy's RS4GC as the release behaves (LLVM 19 knows a few more library functions)."""
+    return "rewrite-statepoints-for-gc" if llvm.version == 14 else f"rewrite-statepoints-for-gc<llvm={llvm.version}>"
+
+
+@pytest.mark.parametrize("triple", [LINUX, ""], ids=["linux", "no-triple"])
+def test_library_calls_are_not_wrapped(llvm, triple):
+    theirs, ours = both(llvm, triple + LIBCALLS, rs4gc(llvm), ["-passes=rewrite-statepoints-for-gc"])
+    wrapped = {line.split("@")[2].split(",")[0] for line in theirs.splitlines() if "= call token" in line}
+    assert wrapped == {"sqrt", "cos", "fopen", "use", "erf" if llvm.version == 14 else "use"} | (
+        set() if triple else {"fopen64"})
+    assert ours == theirs
+
+
+LOOP = """
+declare double @ldexp(double, i32)
+define double @loop(i8 addrspace(1)* %p, i64 %n) gc "statepoint-example" {
+entry:
+  br label %header
+header:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %header ]
+  %x = phi double [ 1.0, %entry ], [ %y, %header ]
+  %y = call double @ldexp(double %x, i32 1)
+  %i.next = add i64 %i, 1
+  %c = icmp ult i64 %i.next, %n
+  br i1 %c, label %header, label %exit
+exit:
+  ret double %y
+}
+
+@flag = global i1 false
+declare void @do_safepoint()
+define void @gc.safepoint_poll() {
+entry:
+  %c = load volatile i1, i1* @flag
+  br i1 %c, label %slow, label %done
+slow:
+  call void @do_safepoint()
+  br label %done
+done:
+  ret void
+}
+"""
+PLACE_SAFEPOINTS = {14: ["-enable-new-pm=0", "-place-safepoints"], 19: ["-passes=place-safepoints"]}
+
+
+def test_a_loop_calling_only_a_library_function_gets_a_backedge_poll(llvm):
+    theirs, ours = both(llvm, LOOP, "place-safepoints", PLACE_SAFEPOINTS[llvm.version])
+    assert theirs.count("call void @do_safepoint()") == 3  # the poll's own, entry and backedge
+    assert ours == theirs
+
+
+def test_every_library_function_is_a_leaf_with_its_prototype(llvm):
+    from gctoy.passes.library_functions import ADDED_AFTER_LLVM_14, LIBRARY_FUNCTIONS, PROTOTYPES
+
+    names = [n for n in LIBRARY_FUNCTIONS if llvm.version > 14 or n not in ADDED_AFTER_LLVM_14]
+    # gctoy's IR subset has no x86_fp80: those names (the 'long double' functions) are checked on LLVM alone
+    long_double = [n for n in names if "x86_fp80" in PROTOTYPES[n]]
+    for group in (long_double, [n for n in names if n not in long_double]):
+        opaque = llvm.version >= 15
+        text = LINUX + f"declare void @use({_gc(opaque)})\n" + "\n".join(
+            _probe(i, n, PROTOTYPES[n], opaque) for i, n in enumerate(group))
+        src = canonical(llvm, text)
+        r = run_opt(llvm.opt, ["-S", "-passes=rewrite-statepoints-for-gc"], src)
+        assert r.returncode == 0, r.stderr
+        wrapped = [line for line in r.stdout.splitlines() if "= call token" in line and "@use" not in line]
+        assert wrapped == [], f"LLVM {llvm.version} does not take these for library functions: {wrapped[:5]}"
+    theirs, ours = both(llvm, text, rs4gc(llvm), ["-passes=rewrite-statepoints-for-gc"])
+    assert ours == theirs
+
+
+_ZERO = {"i8": "0", "i16": "0", "i32": "0", "i64": "0", "double": "0.0", "float": "0.0",
+         "x86_fp80": "0xK00000000000000000000"}
+
+
+def _gc(opaque: bool) -> str:
+    return "ptr addrspace(1)" if opaque else "i8 addrspace(1)*"
+
+
+def _probe(i: int, name: str, proto: str, opaque: bool) -> str:
+    """A function that calls ``name`` (declared with ``proto``) with a GC pointer live across the call."""
+    ret, _, params = proto.partition(" (")
+    ps = [p for p in params.rstrip(")").split(", ") if p]
+    typed = {} if opaque else {"ptr": "i8*"}
+    decl_params = ", ".join(typed.get(p, p) for p in ps)
+    args = ", ".join(f"{typed.get(p, p)} {'null' if p == 'ptr' else _ZERO[p]}" for p in ps if p != "...")
+    r = typed.get(ret, ret)
+    callee = f'@"{name}"'
+    call_ty = f"{r} ({decl_params})" if "..." in ps else r
+    lhs = "" if ret == "void" else "%r = "
+    return (f"declare {r} {callee}({decl_params})\n"
+            f'define void @probe{i}({_gc(opaque)} %p) gc "statepoint-example" {{\nentry:\n'
+            f"  {lhs}call {call_ty} {callee}({args})\n  call void @use({_gc(opaque)} %p)\n  ret void\n}}")
