@@ -3,9 +3,12 @@
 For a strategy without custom barriers this is what LLVM 14's ``gc-lowering`` does (``llc
 -stop-after=gc-lowering`` prints the same function bodies): ``gcwrite(v, obj, p)`` becomes
 ``store v, p, align 8``, ``gcread(obj, p)`` becomes a ``load`` from ``p`` that takes the
-call's name, and, if the strategy initialises roots and has no custom root lowering, every
-pointer alloca named by ``llvm.gcroot`` gets ``store null`` right after it unless the entry
-block already stores to it before anything that could become a safe point.
+call's name, and, if the strategy initialises roots, every pointer alloca named by
+``llvm.gcroot`` gets ``store null`` right after it unless the entry block already stores to
+it before anything that could become a safe point. As in LLVM 14 and 19, that includes the
+roots of ``shadow-stack`` functions (whose own lowering runs later) and roots named by a
+``gcroot`` call outside the entry block (which gctoy's verifier rejects, after seed 003, but
+the pass itself handles as LLVM does).
 
 Two strategies of gctoy's own replace the default:
 
@@ -128,7 +131,7 @@ class _Lowering:
             else:
                 self.default_read(call)
             changed = True
-        if self.strategy.init_roots and not self.strategy.custom_roots:
+        if self.strategy.init_roots:
             changed |= self.initialise_roots()
         return changed
 
@@ -150,14 +153,14 @@ class _Lowering:
 
     def initialise_roots(self) -> bool:
         roots = []
-        for inst in self.fn.entry.instructions:
+        for inst in self.fn.instructions():  # every block: LLVM collects the roots of the whole function
             if isinstance(inst, Call) and inst.callee_name == GCROOT and inst.args:
                 slot = strip_pointer_casts(inst.args[0])
                 if isinstance(slot, Alloca) and isinstance(slot.allocated_type, PointerType):
                     roots.append((inst, slot))
-        before = len(self.fn.entry.instructions)
+        before = sum(len(b.instructions) for b in self.fn.blocks)
         init_roots(self.fn, roots)
-        return len(self.fn.entry.instructions) != before
+        return sum(len(b.instructions) for b in self.fn.blocks) != before
 
     # -- gctoy-cardmark ------------------------------------------------------------------------
     def card_table(self, opaque: bool) -> GlobalVariable:

@@ -212,7 +212,7 @@ def init_roots(fn: Function, roots: list[tuple[Call, Alloca]]) -> None:
         i += 1
     for _, root in roots:
         if id(root) not in inited:
-            fn.entry.insert_after(root, Store(ConstantNull(root.allocated_type), root, align=PTR_ALIGN))
+            root.parent.insert_after(root, Store(ConstantNull(root.allocated_type), root, align=PTR_ALIGN))
             inited.add(id(root))
 
 
