@@ -85,8 +85,9 @@ class BaseFinder:
 
     def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool = False):
         self.names = names
-        #: LLVM 15 and later: a phi whose inputs are bases *or the phi itself* is its own base
-        #: (LLVM 14 keeps such a loop phi in the lattice, where it takes the base of its other inputs)
+        #: LLVM 19 (``llvm=15`` and up; releases 15 to 18 not checked): a phi whose inputs are bases
+        #: *or the phi itself* is its own base (LLVM 14 keeps such a loop phi in the lattice, where it
+        #: takes the base of its other inputs)
         self.prune_self_inputs = prune_self_inputs
         self.metadata_ref = metadata_ref
         #: id(value) -> its base (for BDVs resolved by the lattice, and everything asked)

@@ -65,6 +65,9 @@ class SafepointOptions:
     #: safepoint — the inlined polls' runtime calls included — into a ``gc.statepoint`` with a
     #: ``gc.result``, leaving the relocations to RewriteStatepointsForGC
     wrap_calls: bool = False
+    #: the LLVM release whose list of C library functions (GC leaves, not safepoints) to follow
+    #: (``llvm=19`` knows a few names LLVM 14 does not)
+    llvm: int = 14
 
     @classmethod
     def parse(cls, text: str) -> "SafepointOptions":
@@ -80,13 +83,15 @@ class SafepointOptions:
                     flags["trip_width"] = int(value)
                 except ValueError:
                     raise PassOptionError(f"place-safepoints: trip-width needs an integer, got '{value}'") from None
+            elif key == "llvm" and value.isdigit() and int(value) >= 14:
+                flags["llvm"] = int(value)
             elif key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge",
                          "wrap-calls") and not value:
                 flags[key.replace("-", "_")] = True
             else:
                 raise PassOptionError(
                     f"place-safepoints: unknown option '{item}' (known: no-entry, no-backedge, no-call, "
-                    "all-backedges, split-backedge, wrap-calls, trip-width=N)")
+                    "all-backedges, split-backedge, wrap-calls, trip-width=N, llvm=N with N >= 14)")
         return cls(**flags)  # type: ignore[arg-type]
 
 
@@ -132,7 +137,7 @@ def _phi_constant_value(phi: I.Phi):
 # -- step 2 -------------------------------------------------------------------------
 
 
-def needs_statepoint(call: I.CallBase) -> bool:
+def needs_statepoint(call: I.CallBase, llvm: int = 14) -> bool:
     """True if the call will become a safepoint (not a GC leaf, a GC intrinsic or a C library function).
 
     (LLVM also exempts inline asm, which gctoy's IR subset does not have.)
@@ -147,14 +152,14 @@ def needs_statepoint(call: I.CallBase) -> bool:
     if callee.name.startswith("llvm."):
         return any(callee.name == n or callee.name.startswith(n + ".") for n in _NON_LEAF_INTRINSICS)
     fn = call.parent.parent if call.parent is not None else None
-    return not is_library_call(call, getattr(fn, "module", None))
+    return not is_library_call(call, getattr(fn, "module", None), llvm)
 
 
-def call_on_dominator_path(latch: BasicBlock, header: BasicBlock, dt: DominatorTree) -> bool:
+def call_on_dominator_path(latch: BasicBlock, header: BasicBlock, dt: DominatorTree, llvm: int = 14) -> bool:
     """True if a block on the idom chain latch -> header holds a call that needs a statepoint."""
     block: BasicBlock | None = latch
     while block is not None:
-        if any(isinstance(i, I.CallBase) and needs_statepoint(i) for i in block.instructions):
+        if any(isinstance(i, I.CallBase) and needs_statepoint(i, llvm) for i in block.instructions):
             return True
         if block is header:
             return False
@@ -185,7 +190,7 @@ def backedge_poll_locations(fn: Function, opts: SafepointOptions) -> list[I.Inst
             if not opts.all_backedges:
                 if must_be_finite_counted_loop(loop, dt, opts.trip_width):
                     continue
-                if not opts.no_call and call_on_dominator_path(latch, loop.header, dt):
+                if not opts.no_call and call_on_dominator_path(latch, loop.header, dt, opts.llvm):
                     continue
             found.append(latch.terminator)
     found.sort(key=lambda t: t.parent.name or "")

@@ -76,8 +76,10 @@ class RS4GCOptions:
     #: the pass as it was before LLVM 3.8: also rewrite statepoints that list no GC pointers yet
     #: (made by PlaceSafepoints then), and give the results back in those statepoints' signature
     rewrite_bare_statepoints: bool = False
-    #: the LLVM release whose pass to follow where releases differ (14, or 15 and later: a loop phi
-    #: whose other inputs are bases is its own base); set with ``llvm=N``
+    #: the LLVM release whose pass to follow where releases differ, set with ``llvm=N``: from 15 on
+    #: (checked against 19) a loop phi whose other inputs are bases is its own base, and the C
+    #: library functions LLVM 19 added are GC leaves. (LLVM 16 and later also rematerialize cheap
+    #: derived pointers at their uses first, ``-rs4gc-remat-derived-at-uses``; gctoy does not.)
     llvm: int = 14
 
 

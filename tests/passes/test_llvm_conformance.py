@@ -160,6 +160,15 @@ def test_a_loop_calling_only_a_library_function_gets_a_backedge_poll(llvm):
     assert ours == theirs
 
 
+def test_erf_is_a_library_function_for_llvm19_only(llvm):
+    loop = LOOP.replace("declare double @ldexp(double, i32)", "declare double @erf(double)").replace(
+        "call double @ldexp(double %x, i32 1)", "call double @erf(double %x)")
+    passes = "place-safepoints" if llvm.version == 14 else f"place-safepoints<llvm={llvm.version}>"
+    theirs, ours = both(llvm, loop, passes, PLACE_SAFEPOINTS[llvm.version])
+    assert theirs.count("call void @do_safepoint()") == (2 if llvm.version == 14 else 3)
+    assert ours == theirs
+
+
 def test_every_library_function_is_a_leaf_with_its_prototype(llvm):
     from gctoy.passes.library_functions import ADDED_AFTER_LLVM_14, LIBRARY_FUNCTIONS, PROTOTYPES
 
@@ -201,3 +210,27 @@ def _probe(i: int, name: str, proto: str, opaque: bool) -> str:
     return (f"declare {r} {callee}({decl_params})\n"
             f'define void @probe{i}({_gc(opaque)} %p) gc "statepoint-example" {{\nentry:\n'
             f"  {lhs}call {call_ty} {callee}({args})\n  call void @use({_gc(opaque)} %p)\n  ret void\n}}")
+
+
+# ---------------------------------------------------------------------------
+# a loop phi whose only other input is a base: its own base in LLVM 19, not in LLVM 14
+
+SELF_PHI = """
+declare void @bar(i8 addrspace(1)*)
+define void @f(i8 addrspace(1)* %a0) gc "statepoint-example" {
+entry:
+  br label %loop
+loop:
+  %v = phi i8 addrspace(1)* [ %a0, %entry ], [ %v, %loop ]
+  call void @bar(i8 addrspace(1)* %a0)
+  call void @bar(i8 addrspace(1)* %v)
+  br label %loop
+}
+"""
+
+
+def test_base_of_a_loop_phi_that_is_its_own_input(llvm):
+    theirs, ours = both(llvm, SELF_PHI, rs4gc(llvm), ["-passes=rewrite-statepoints-for-gc"])
+    own_base = "i32 0, i32 0) ; (%v, %v)" in theirs
+    assert own_base == (llvm.version > 14)
+    assert ours == theirs
