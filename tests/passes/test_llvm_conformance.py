@@ -234,3 +234,37 @@ def test_base_of_a_loop_phi_that_is_its_own_input(llvm):
     own_base = "i32 0, i32 0) ; (%v, %v)" in theirs
     assert own_base == (llvm.version > 14)
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# opaque pointers: a statepoint's target carries elementtype(<its function type>)
+
+OPAQUE_CALLS = """
+declare ptr addrspace(1) @make(i64)
+declare void @take(ptr addrspace(1), i32)
+define ptr addrspace(1) @f(ptr addrspace(1) %p) gc "statepoint-example" {
+entry:
+  %q = call ptr addrspace(1) @make(i64 8)
+  call void @take(ptr addrspace(1) %p, i32 1)
+  ret ptr addrspace(1) %q
+}
+"""
+
+
+@pytest.mark.parametrize("passes", ["rewrite-statepoints-for-gc", "place-safepoints<wrap-calls;no-entry>"])
+def test_opaque_statepoints_carry_the_callee_type(llvm19, passes):
+    m = parse_module(OPAQUE_CALLS, "opaque.ll")
+    run(m, passes)
+    out = print_module(m, opaque=True)
+    # (a bare statepoint of place-safepoints<wrap-calls> relocates nothing yet: only RS4GC's output is
+    # safepoint-correct)
+    for check in ("verify", "verify<safepoint-ir>") if passes.startswith("rewrite") else ("verify",):
+        r = run_opt(llvm19.opt, [f"-passes={check}", "-disable-output"], out)
+        assert r.returncode == 0, f"opt-19 -passes={check}:\n{r.stderr[:400]}\n{out}"
+    assert "ptr elementtype(ptr addrspace(1) (i64)) @make" in out
+    assert "ptr elementtype(void (ptr addrspace(1), i32)) @take" in out
+
+
+def test_opaque_rs4gc_output_is_llvm19s(llvm19):
+    theirs, ours = both(llvm19, OPAQUE_CALLS, "rewrite-statepoints-for-gc<llvm=19>", ["-passes=rewrite-statepoints-for-gc"])
+    assert ours == theirs
