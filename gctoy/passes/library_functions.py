@@ -9,7 +9,9 @@ Source: the function names of ``llvm/include/llvm/Analysis/TargetLibraryInfo.def
 LLVM 19 reports available for the ``x86_64-unknown-linux-gnu`` triple (its
 ``llvm-tli-checker --dump-tli``); LLVM 14 knows all of them but :data:`ADDED_AFTER_LLVM_14`.
 Names in :data:`LINUX_ONLY` are available only when the module's ``target triple`` names Linux
-(LLVM does not treat them as library functions in a module without a triple). Prototypes are
+(LLVM does not treat them as library functions in a module without a triple; other operating
+systems and Linux environments other than GNU, which LLVM treats somewhat differently, are
+treated here like no triple and like GNU respectively). Prototypes are
 written as IR function types (``ptr`` stands for a pointer of any type or address space), and
 were checked by running ``opt -passes=rewrite-statepoints-for-gc`` of LLVM 14 and 19 on a call
 of every name.

@@ -268,3 +268,12 @@ def test_opaque_statepoints_carry_the_callee_type(llvm19, passes):
 def test_opaque_rs4gc_output_is_llvm19s(llvm19):
     theirs, ours = both(llvm19, OPAQUE_CALLS, "rewrite-statepoints-for-gc<llvm=19>", ["-passes=rewrite-statepoints-for-gc"])
     assert ours == theirs
+
+
+@pytest.mark.parametrize("passes", ["rewrite-statepoints-for-gc<llvm=13>", "rewrite-statepoints-for-gc<llvm=x>",
+                                    "place-safepoints<llvm=>", "place-safepoints<llvm=9>"])
+def test_a_bad_llvm_release_is_a_clear_error(passes):
+    from gctoy.errors import GCToyError
+
+    with pytest.raises(GCToyError, match=r"unknown .*option 'llvm=.*llvm=N with N >= 14"):
+        run(parse_module(OPAQUE_CALLS, "opaque.ll"), passes)
