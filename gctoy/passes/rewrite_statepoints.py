@@ -48,40 +48,17 @@ from ..ir.values import (
 )
 from . import register
 from .base_pointers import BaseFinder, strip_pointer_casts
-from .library_functions import is_library_call
+from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public names)
+    DEOPTIMIZE,
+    DEOPTIMIZE_TARGET,
+    STATEPOINT_STRATEGIES,
+    RS4GCOptions,
+    is_gc_leaf_call,
+    parse_options,
+)
 from .mem2reg import promote
 from .naming import NameUniquer
 from .rs4gc_liveness import OrderedLiveness
-
-#: the strategies whose functions RS4GC rewrites (LLVM 14 compares the names)
-STATEPOINT_STRATEGIES = ("statepoint-example", "coreclr")
-#: the intrinsic a compiled function calls to leave for the interpreter, and what it becomes
-DEOPTIMIZE = "llvm.experimental.deoptimize"
-DEOPTIMIZE_TARGET = "__llvm_deoptimize"
-
-#: C library functions LLVM recognises and leaves alone (a subset of TargetLibraryInfo's list)
-
-
-@dataclass
-class RS4GCOptions:
-    """LLVM's flags for the pass."""
-
-    #: ``-spp-rematerialization-threshold``: rematerialise a derived pointer when its chain costs less
-    remat_threshold: int = 6
-    #: a collector that never moves objects: statepoints record live values, nothing is relocated
-    non_relocating: bool = False
-    #: gctoy's extension (LLVM 14's pass leaves allocas alone): list every alloca that holds GC
-    #: pointers in each statepoint's "gc-live" bundle, so the stack map records the stack slot itself
-    alloca_roots: bool = False
-    #: the pass as it was before LLVM 3.8: also rewrite statepoints that list no GC pointers yet
-    #: (made by PlaceSafepoints then), and give the results back in those statepoints' signature
-    rewrite_bare_statepoints: bool = False
-    #: the LLVM release whose pass to follow where releases differ, set with ``llvm=N``: from 15 on
-    #: (checked against 19) a loop phi whose other inputs are bases is its own base, and the C
-    #: library functions LLVM 19 added are GC leaves. (LLVM 16 and later also rematerialize cheap
-    #: derived pointers at their uses first, ``-rs4gc-remat-derived-at-uses``; gctoy does not.)
-    llvm: int = 14
-
 
 @dataclass
 class SafepointRecord:
@@ -95,23 +72,6 @@ class SafepointRecord:
     relocates: list[I.Call] = field(default_factory=list)
     remat_names: dict = field(default_factory=dict)
     live_ids: set = field(default_factory=set)
-
-
-def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> bool:
-    """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions.
-
-    The library functions are those LLVM ``llvm`` recognises (:mod:`.library_functions`)."""
-    if find_string_attr(resolve_attrs(call.fn_attrs, module), "gc-leaf-function") is not None:
-        return True
-    fn = call.called_function
-    if fn is None:
-        return False
-    if find_string_attr(resolve_attrs(fn.fn_attrs, module), "gc-leaf-function") is not None:
-        return True
-    name = fn.name or ""
-    if name.startswith("llvm."):
-        return not (is_statepoint_name(name) or name.startswith(DEOPTIMIZE))
-    return is_library_call(call, module, llvm)
 
 
 #: called after each phase with (phase name, the function, the records so far)
@@ -136,30 +96,6 @@ def rewrite_module(module: Module, options: RS4GCOptions | None = None,
     if records:
         strip_invalid_attributes(module)
     return records
-
-
-def parse_options(text: str) -> RS4GCOptions:
-    """``remat-threshold=N;non-relocating;alloca-roots`` -> RS4GCOptions."""
-    from ..errors import GCToyError
-
-    opts = RS4GCOptions()
-    for item in filter(None, (x.strip() for x in text.split(";"))):
-        key, _, value = item.partition("=")
-        key = key.removeprefix("spp-").removeprefix("rs4gc-")
-        if key in ("remat-threshold", "rematerialization-threshold") and value.isdigit():
-            opts.remat_threshold = int(value)
-        elif key == "non-relocating" and not value:
-            opts.non_relocating = True
-        elif key == "alloca-roots" and not value:
-            opts.alloca_roots = True
-        elif key == "rewrite-bare-statepoints" and not value:
-            opts.rewrite_bare_statepoints = True
-        elif key == "llvm" and value.isdigit() and int(value) >= 14:
-            opts.llvm = int(value)
-        else:
-            raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' (known: remat-threshold=N, "
-                             "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14)")
-    return opts
 
 
 @register("rewrite-statepoints-for-gc", options=True)

@@ -2,7 +2,9 @@
 
 Each generated function (tests/gcprog_gen.py) goes through both passes, once with LLVM 14 as
 the oracle (typed pointers) and once with LLVM 19 (the same functions printed with opaque
-``ptr``; skipped where LLVM 19 is not installed). gctoy's output, printed in the oracle's
+``ptr``; skipped where LLVM 19 is not installed). Against LLVM 19, gctoy's pass runs as
+``rewrite-statepoints-for-gc<llvm=19>`` and LLVM's with ``-rs4gc-remat-derived-at-uses=false``
+(see tests/rs4gc_diff.py). gctoy's output, printed in the oracle's
 pointer style, must pass that release's ``opt -passes=verify`` and
 ``opt -passes='verify<safepoint-ir>'``, and at every call that became a statepoint the
 relocated ``(base, derived)`` pairs and the rematerialized values must be those of LLVM,
