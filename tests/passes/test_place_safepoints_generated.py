@@ -67,7 +67,7 @@ def test_same_polls_as_llvm(llvm, first):
     theirs = run_opt(llvm.opt, ["-S", *PASS_ARGS[llvm.version]], src)
     assert theirs.returncode == 0, theirs.stderr
     m = parse_module(src, "generated.ll")
-    run(m, "place-safepoints")
+    run(m, "place-safepoints" if llvm.version == 14 else f"place-safepoints<llvm={llvm.version}>")
     ours, want = _canonical(llvm.opt, print_module(m, opaque=opaque)), _canonical(llvm.opt, theirs.stdout)
     if ours != want:
         import difflib
