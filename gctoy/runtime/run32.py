@@ -254,7 +254,7 @@ class Runtime32:
             signed = op in ("sdiv", "srem")
             x, y = (_signed64(a), _signed64(b)) if signed else (a & MASK64, b & MASK64)
             if y == 0:
-                raise Runtime32Error(f"{DIV_HELPERS[op]}: division by zero")
+                raise Runtime32Error(f"divide error: division by zero ({op} i64) {self.machine.where(self.machine.pc)}")
             q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
             return (q if op.endswith("div") else x - q * y) & MASK64
 
