@@ -86,7 +86,7 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
     except GCToyError:
         raise
     except (ELFError, struct.error, IndexError, KeyError, ValueError, TypeError, UnicodeDecodeError,
-            AttributeError, AssertionError) as e:
+            AttributeError, AssertionError, OverflowError) as e:
         # pyelftools reports damage in the headers, tables and sections in these forms
         raise ObjectLoadError(f"damaged ELF object ({len(data)} bytes): {e}") from None
 
@@ -106,6 +106,12 @@ def _load_object(data: bytes) -> LoadedObject:
         raise DecodeError(0, f"not an ELF object: {e}") from None
     if elf["e_machine"] != "EM_X86_64" or elf["e_type"] != "ET_REL":
         raise ObjectLoadError(f"not an x86-64 relocatable object ({elf['e_machine']}, {elf['e_type']})")
+
+    for index, section in enumerate(elf.iter_sections()):
+        header = section.header
+        if header["sh_type"] != "SHT_NOBITS" and header["sh_offset"] + header["sh_size"] > len(data):
+            raise ObjectLoadError(f"section {index}: {header['sh_size']} bytes at offset {header['sh_offset']:#x} "
+                                  f"run past the end of the object ({len(data)} bytes)")
 
     code, rw = bytearray(), bytearray()
     stackmap_body: bytearray | None = None
