@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from gctoy.emu import Machine
-from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS
+from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
 from gctoy.runtime.elfload import LoadedObject, load_object
@@ -221,7 +221,7 @@ class Runtime:
     # ------------------------------------------------------------ running
 
     def run(self, entry: str = "main", max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
-            max_seconds: float | None = None) -> RunResult:
+            max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
         """Call ``entry`` within the budget (instructions and wall-clock seconds, None: unbounded)."""
         self.machine.start_budget(max_instructions, max_seconds)
         try:
@@ -257,7 +257,7 @@ def run_object(
     semispace_size: int = DEFAULT_SEMISPACE,
     max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
-    max_seconds: float | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> RunResult:
     """Load an ``llc -filetype=obj`` object and run ``entry`` under the runtime (stack map or shadow stack)."""
     loaded = load_object(path)
@@ -290,7 +290,7 @@ def run_module(
     semispace_size: int = DEFAULT_SEMISPACE,
     max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
-    max_seconds: float | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> RunResult:
     """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
     loaded = load_compiled(module)
@@ -332,7 +332,6 @@ def gc_strategy_warning(module) -> str | None:
     plain = [f"@{f.name}" for f in module.definitions() if f.gc not in COLLECTING_STRATEGIES and calls_out(f)]
     if not plain:
         return None
-    has = "has" if len(plain) == 1 else "have"
-    return (f"{', '.join(plain)} {has} no gc \"statepoint-example\" attribute: {'its' if len(plain) == 1 else 'their'}"
-            f" calls are not statepoints, so the collector cannot run while {'it is' if len(plain) == 1 else 'they are'}"
-            f" on the stack (add gc \"statepoint-example\" to the definition)")
+    has, its, it_is = ("has", "its", "it is") if len(plain) == 1 else ("have", "their", "they are")
+    return (f"{', '.join(plain)} {has} no gc \"statepoint-example\" attribute: {its} calls are not statepoints, "
+            f"so the collector cannot run while {it_is} on the stack (add gc \"statepoint-example\" to the definition)")

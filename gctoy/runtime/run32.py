@@ -45,7 +45,7 @@ from gctoy.codegen.x86_32 import DIV_HELPERS, CompiledModule32, compile_module32
 from gctoy.emu import Machine
 from gctoy.errors import GCToyError
 from gctoy.ir.types import IntType, PointerType, Type
-from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS
+from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, Slot
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
 from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, RunResult, RunStats, allocate
@@ -263,7 +263,7 @@ class Runtime32:
     # ------------------------------------------------------------ running
 
     def run(self, entry: str = "main", max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
-            interrupt_every: int | None = None, max_seconds: float | None = None) -> RunResult:
+            interrupt_every: int | None = None, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
         """Call ``entry`` (no arguments, i64 result) and give what it printed and returned.
 
         ``interrupt_every``: stop the guest after every that many instructions, wherever it is,
@@ -398,7 +398,7 @@ def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = 
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None,
-                 gc_registers: int | bool = 0, max_seconds: float | None = None) -> RunResult:
+                 gc_registers: int | bool = 0, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
     """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info;
     ``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     if gc == "none":
