@@ -145,8 +145,8 @@ class Collector:
                 return word  # already copied: the forwarding address
             n = word >> 1
             size = object_size(n)
-            if off - HEADER_SIZE + size > len(old):
-                raise HeapError(f"pointer {ptr:#x} does not point at an object (header {word:#x})")
+            if off - HEADER_SIZE + size > len(old) or mask >> min(n, 64):
+                raise HeapError(f"pointer {ptr:#x} does not point at an object (header {word:#x}, mask {mask:#x})")
             start = len(new)
             new.extend(old[off - HEADER_SIZE : off - HEADER_SIZE + size])
             target = to_space.base + start + HEADER_SIZE
@@ -184,11 +184,12 @@ class Collector:
             if check is not None and scanned % BUDGET_CHECK_EVERY == 0:
                 check("during a collection")
             if len(new) > to_space.size:
-                raise HeapError(f"heap exhausted: more than {to_space.size} live bytes do not fit in a semispace "
-                                f"of {to_space.size} bytes")
+                raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
+                                f"holds: a root or a pointer field points into the middle of an object")
 
         if len(new) > to_space.size:
-            raise HeapError(f"heap exhausted: {len(new)} live bytes do not fit in a semispace of {to_space.size} bytes")
+            raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
+                            f"holds: a root or a pointer field points into the middle of an object")
         machine.write(to_space.base, bytes(new))
 
         root_log = []

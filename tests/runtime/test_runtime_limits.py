@@ -130,3 +130,18 @@ entry:
     assert warning is not None and warning.startswith('@main has no gc "statepoint-example" attribute')
     assert "@leaf" not in warning and "@good" not in warning
     assert gc_strategy_warning(parse_module(LOOP.replace("COUNT", "3"))) is None
+
+
+def test_a_root_into_the_middle_of_an_object_is_a_heap_error() -> None:
+    from gctoy.emu import Image, Machine
+    from gctoy.runtime.collector import Collector
+    from gctoy.runtime.heap import Heap, HeapError
+
+    machine = Machine(Image.from_assembly("main: ret"), heap_size=2 * 0x4000)
+    heap = Heap(machine, 0x4000)
+    obj = heap.alloc(4, 0)
+    machine.write_u64(obj + 8, 0xFFFF_FFFF_FFFF_FFFF)  # read as a mask: every field a pointer
+    machine.write_u64(obj + 16, (1 << 1) | 1)  # read as a header: one field
+    machine.set_reg("rbx", obj + 24)  # a root that points at field 3, as a damaged stack map would say
+    with pytest.raises(HeapError, match="does not point at an object"):
+        Collector(heap).collect(["rbx"])
