@@ -18,10 +18,10 @@ import struct
 import time
 from dataclasses import dataclass
 
-from unicorn import UcError
+from unicorn import UC_ERR_FETCH_PROT, UcError
 
 from gctoy.emu.disasm import disassemble_one
-from gctoy.emu.image import CODE_BASE, STACK_TOP
+from gctoy.emu.image import CODE_BASE, DATA_BASE, STACK_BASE, STACK_TOP
 from gctoy.errors import EmulationFault
 
 #: the instruction budget of ``gctoy run`` (``--max-instructions``)
@@ -186,7 +186,17 @@ class GuestBounds:
                 message = f"jump to unmapped address {address:#x} ({err})"
             else:
                 message = f"{kind} of {size} bytes at unmapped address {address:#x} {where}"
+        elif err.errno == UC_ERR_FETCH_PROT:
+            message = f"jump to non-executable memory at {pc:#x} ({self._region(pc)})"
         return EmulationFault(message, pc, self._describe(pc))
+
+    def _region(self, address: int) -> str:
+        """Which part of the guest's memory ``address`` is in."""
+        if self.heap_base is not None and self.heap_base <= address < self.heap_base + self.heap_size:
+            return "the heap"
+        if self.stack_base <= address < STACK_TOP:
+            return "the stack"
+        return "the data" if DATA_BASE <= address < STACK_BASE else "not code"
 
     # ----------------------------------------------------------------- budget
 

@@ -115,3 +115,9 @@ def test_count_return_addresses_needs_a_call_before_the_address() -> None:
     base = 0x1000
     stack = (base + 8).to_bytes(8, "little") + (base + 2).to_bytes(8, "little") + (0).to_bytes(8, "little")
     assert count_return_addresses(stack, 8, code, base) == 1
+
+
+def test_a_jump_into_the_heap_is_named() -> None:
+    m = Machine(Image.from_assembly("main:\n  mov rax, 0x10000000\n  jmp rax\n"), heap_size=0x1000)
+    with pytest.raises(EmulationFault, match="jump to non-executable memory at 0x10000000 \\(the heap\\)"):
+        m.call("main")
