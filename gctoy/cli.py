@@ -288,8 +288,8 @@ def cmd_run(argv: list[str]) -> int:
                    help=f"stop with an error after S seconds of wall-clock time, runtime calls and collections "
                    f"included (default {DEFAULT_MAX_SECONDS:g}; 0: no limit)")
     args = p.parse_args(argv)
-    if args.max_instructions < 0 or args.max_seconds < 0:
-        p.error("--max-instructions and --max-seconds must not be negative")
+    if args.max_instructions < 0 or not 0 <= args.max_seconds < float("inf"):
+        p.error("--max-instructions and --max-seconds take a number that is not negative (0: no limit)")
     budget = {"max_instructions": args.max_instructions or None, "max_seconds": args.max_seconds or None}
     from .runtime.run import gc_strategy_warning, run_module, run_object, trace_collection
     from .runtime.shadowstack import lower_for_shadow_stack

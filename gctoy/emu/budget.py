@@ -54,8 +54,8 @@ class Budget:
         """A budget counted from now and from ``count`` instructions already executed."""
         if max_instructions is not None and max_instructions < 0:
             raise ValueError("the instruction budget must not be negative")
-        if max_seconds is not None and max_seconds <= 0:
-            raise ValueError("the wall-clock budget must be positive")
+        if max_seconds is not None and not 0 < max_seconds < float("inf"):
+            raise ValueError("the wall-clock budget must be a positive number of seconds")
         return cls(
             max_instructions, max_seconds,
             None if max_instructions is None else count + max_instructions,
