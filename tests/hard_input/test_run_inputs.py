@@ -342,3 +342,26 @@ def test_a_wrong_stack_size_in_the_stack_map_is_a_walk_error(tmp_path, llvm14, s
     r = run_gctoy(["run", obj, "--stress"], timeout=120)
     # the frame's CFI and its stack map record disagree: the walk stops at the first such frame
     assert_clean_error(r, "error: build+0x", "the stack map's stack size gives")
+
+
+def test_a_stack_map_naming_the_wrong_slot_ends_with_the_budget_under_stress(tmp_path, llvm14):
+    """The first record of the list program names [rsp + 8] instead of [rsp + 0]: the collector
+    moves the wrong word and leaves the list head stale; once the semispaces swap back, the
+    stale head points into live objects and the list walk cycles forever, collecting at every
+    print under --stress. Nothing is wrong that the runtime could see; the budget ends it."""
+    import io
+
+    from elftools.elf.elffile import ELFFile
+    from runtime_programs import PROGRAMS, compile_program
+
+    obj = Path(compile_program(PROGRAMS["list"], tmp_path, llvm14, "list"))
+    data = bytearray(obj.read_bytes())
+    section = ELFFile(io.BytesIO(bytes(data))).get_section_by_name(".llvm_stackmaps")
+    body = bytes(data[section["sh_offset"]:section["sh_offset"] + section["sh_size"]])
+    spill = bytes([3, 0, 8, 0, 7, 0, 0, 0]) + (0).to_bytes(4, "little")  # Indirect [rsp + 0], 8 bytes
+    at = section["sh_offset"] + body.index(spill) + 8
+    data[at:at + 4] = (8).to_bytes(4, "little")
+    damaged = tmp_path / "wrong_slot.o"
+    damaged.write_bytes(bytes(data))
+    r = run_gctoy(["run", str(damaged), "--stress", "--max-seconds", "3"], timeout=90)
+    assert_clean_error(r, "wall-clock budget of 3 s spent", "@print_i64", "called from @main")
