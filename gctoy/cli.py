@@ -279,8 +279,19 @@ def cmd_run(argv: list[str]) -> int:
     p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
                    help="with --target x86-32: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across "
                    "calls (the walker finds them in the callees' save slots)")
+    from .emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
+
+    p.add_argument("--max-instructions", type=int, default=DEFAULT_MAX_INSTRUCTIONS, metavar="N",
+                   help=f"stop with an error after N guest instructions (default {DEFAULT_MAX_INSTRUCTIONS}; "
+                   "0: no limit)")
+    p.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
+                   help=f"stop with an error after S seconds of wall-clock time, runtime calls and collections "
+                   f"included (default {DEFAULT_MAX_SECONDS:g}; 0: no limit)")
     args = p.parse_args(argv)
-    from .runtime.run import run_module, run_object, trace_collection
+    if args.max_instructions < 0 or not 0 <= args.max_seconds < float("inf"):
+        p.error("--max-instructions and --max-seconds take a number that is not negative (0: no limit)")
+    budget = {"max_instructions": args.max_instructions or None, "max_seconds": args.max_seconds or None}
+    from .runtime.run import gc_strategy_warning, run_module, run_object, trace_collection
     from .runtime.shadowstack import lower_for_shadow_stack
 
     def on_collect(runtime, done) -> None:
@@ -295,17 +306,20 @@ def cmd_run(argv: list[str]) -> int:
             module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
                                   implicit_declarations=args.implicit_declarations)
             result = run_module32(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
-                                  gc_registers=args.gc_registers,
+                                  gc_registers=args.gc_registers, **budget,
                                   on_collect=(lambda rt, done: print(trace_collection32(rt, done), file=sys.stderr))
                                   if args.trace else None)
         elif args.input.endswith(".ll"):
             module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
             lower_for_shadow_stack(module, convert_statepoints=args.design == "shadow-stack")
+            warning = gc_strategy_warning(module) if args.gc != "none" else None
+            if warning:
+                print(f"{args.input}: warning: {warning}", file=sys.stderr)
             result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
-                                on_collect=hook)
+                                on_collect=hook, **budget)
         else:
             result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
-                                entry=args.entry, on_collect=hook)
+                                entry=args.entry, on_collect=hook, **budget)
     except (OSError, GCToyError) as e:
         return _failed(e, args.input)
     for value in result.printed:

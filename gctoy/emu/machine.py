@@ -55,6 +55,7 @@ from unicorn import (
 from unicorn import x86_const as X
 
 from gctoy.errors import EmulationFault
+from gctoy.emu.budget import Budget, FunctionIndex, GuestBounds, interrupt_message
 from gctoy.emu.counter import make_counter
 from gctoy.emu.disasm import disassemble, disassemble_one
 from gctoy.emu.image import (
@@ -137,7 +138,7 @@ def _positional_count(fn: Callable) -> int:
 TLS_SYMBOL = "__tls_block"
 
 
-class Machine:
+class Machine(GuestBounds):
     """An x86-64 or x86-32 Unicorn machine with an Image loaded at the fixed bases."""
 
     def __init__(
@@ -181,6 +182,8 @@ class Machine:
         self._pending: BaseException | None = None
         self._unmapped: tuple[str, int, int] | None = None
         self._natives_signed: dict[int, bool] = {}
+        self.budget: Budget | None = None
+        self._functions: FunctionIndex | None = None
         self.counter = make_counter(self.uc, self._insns_in, native=native_counting)
         self.counter.set_range(0, CODE_BASE, image.code, self.arch)
         self._describe_stubs()
@@ -352,6 +355,7 @@ class Machine:
         self._natives_signed[address] = signed_args
         self._block_insns.clear()
         self._describe_stubs()
+        self._functions = None
         self.uc.ctl_flush_tb()
         return address
 
@@ -381,10 +385,12 @@ class Machine:
         site = self.pc - 1
         native = self._natives_by_address.get(site) if intno == 3 else None
         if native is None:
-            self._pending = EmulationFault(
-                f"interrupt {intno} outside the native stubs", site if intno == 3 else self.pc,
-                self._describe(site if intno == 3 else self.pc),
-            )
+            at = site if intno == 3 else self.pc
+            self._pending = EmulationFault(interrupt_message(intno, self.where(at)), at, self._describe(at))
+            uc.emu_stop()
+            return
+        if self.budget is not None and self.budget.out_of_time():
+            self._pending = self.budget.time_error(self.guest_pc(), self.where(site))
             uc.emu_stop()
             return
         args = self._native_args(native)
@@ -525,7 +531,10 @@ class Machine:
         self._until = self.symbol(until) if until is not None else None
         if self._until is not None:
             self._ensure_stop_hook(self._until)
-        self.counter.limit = None if max_instructions is None else start_count + max_instructions
+        limits = [] if max_instructions is None else [start_count + max_instructions]
+        if self.budget is not None and self.budget.instruction_limit is not None:
+            limits.append(self.budget.instruction_limit)
+        self.counter.limit = min(limits) if limits else None
         # Resuming from a breakpoint must execute the instruction it stopped before.
         self._skip_once = self.pc
         try:
@@ -536,6 +545,8 @@ class Machine:
             self._until = None
             self.counter.limit = None
             self._skip_once = None
+        if reason is StopReason.LIMIT and self._budget_spent():
+            raise self.budget.instruction_error(self.pc, self.where(self.pc), self._describe(self.pc))
         return Stop(reason, self.pc, self.instructions - start_count)
 
     def _emulate(self, count: int = 0) -> None:
@@ -549,8 +560,10 @@ class Machine:
             # Unicorn plants its instruction counter while translating; blocks translated by
             # an earlier uncounted run would ignore it (and counted blocks would slow later runs).
             self.uc.ctl_flush_tb()
+        left = None if self.budget is None else self.budget.seconds_left()
+        timeout = 0 if left is None else max(1, int(left * 1_000_000))
         try:
-            self.uc.emu_start(pc, RETURN_TRAP, count=count)
+            self.uc.emu_start(pc, RETURN_TRAP, timeout=timeout, count=count)
         except UcError as err:
             fault_pc = self.pc
             if err.errno == UC_ERR_FETCH_UNMAPPED and fault_pc == RETURN_TRAP:
@@ -564,6 +577,10 @@ class Machine:
             pending, self._pending = self._pending, None
             self._correct_partial_block(self.pc)
             raise pending
+        if (self._stop_reason is None and self.pc != RETURN_TRAP and self.budget is not None
+                and self.budget.out_of_time()):
+            self._correct_partial_block(self.pc)
+            raise self.budget.time_error(self.pc, self.where(self.pc), self._describe(self.pc))
 
     def _correct_partial_block(self, pc: int) -> None:
         """A block was counted whole on entry; give back the instructions from pc to its end."""
@@ -606,6 +623,9 @@ class Machine:
         """Execute exactly one instruction (for stepping widgets; slow by design)."""
         if self.pc == RETURN_TRAP:
             return Stop(StopReason.RETURNED, RETURN_TRAP, 0)
+        if self._budget_spent():
+            raise self.budget.instruction_error(self.pc, self.where(self.pc), self._describe(self.pc))
+        self.check_budget()
         self.counter.enabled = False
         self._skip_once = self.pc
         try:
@@ -616,24 +636,3 @@ class Machine:
         self.instructions += 1
         reason = StopReason.RETURNED if self.pc == RETURN_TRAP else StopReason.STEP
         return Stop(reason, self.pc, 1)
-
-    # ----------------------------------------------------------------- faults
-
-    def _describe(self, address: int) -> str:
-        """The instruction at ``address`` as text, or an empty string if unreadable."""
-        try:
-            insn = disassemble_one(bytes(self.uc.mem_read(address, 15)), address, self.arch)
-        except UcError:
-            try:
-                insn = disassemble_one(bytes(self.uc.mem_read(address, 1)), address, self.arch)
-            except UcError:
-                return ""
-        return insn.text if insn else ""
-
-    def _fault(self, err: UcError, pc: int) -> EmulationFault:
-        """An EmulationFault for a Unicorn error at ``pc``."""
-        message = str(err)
-        if self._unmapped is not None:
-            kind, address, size = self._unmapped
-            message = f"{kind} of {size} bytes at unmapped address {address:#x} ({err})"
-        return EmulationFault(message, pc, self._describe(pc))

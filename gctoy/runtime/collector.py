@@ -22,13 +22,18 @@ costs two guest memory reads/writes however many objects it copies.
 from __future__ import annotations
 
 import struct
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Iterator, Union
 
 from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, object_size
 
 Slot = Union[int, str]
 MASK64 = (1 << 64) - 1
+#: how many collection records a run keeps (the most recent ones; GCStats counts them all)
+KEEP_COLLECTIONS = 256
+#: objects copied between two looks at the wall-clock budget
+BUDGET_CHECK_EVERY = 4096
 
 
 class Word32(int):
@@ -77,6 +82,41 @@ class Collection:
     to_space: tuple[int, int]
 
 
+class CollectionLog:
+    """The records of a run's collections, bounded: the last ``keep`` are kept.
+
+    ``len()`` counts every collection recorded (so "was there a new one" is a length check);
+    iteration and indexing see only the kept, most recent records; ``dropped`` says how many
+    older ones were let go.
+    """
+
+    def __init__(self, keep: int = KEEP_COLLECTIONS) -> None:
+        self.kept: deque[Collection] = deque(maxlen=keep)
+        self.total = 0
+
+    @property
+    def dropped(self) -> int:
+        """Records no longer kept."""
+        return self.total - len(self.kept)
+
+    def append(self, done: Collection) -> None:
+        """Record one collection (the oldest kept record goes when the log is full)."""
+        self.kept.append(done)
+        self.total += 1
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __iter__(self) -> Iterator[Collection]:
+        return iter(self.kept)
+
+    def __getitem__(self, i: int) -> Collection:
+        return list(self.kept)[i] if isinstance(i, slice) else self.kept[i]
+
+    def __bool__(self) -> bool:
+        return self.total > 0
+
+
 @dataclass
 class Collector:
     """Cheney copying between the heap's two semispaces."""
@@ -88,6 +128,7 @@ class Collector:
     def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
         """Evacuate everything reachable from ``roots``; rewrite roots and derived slots."""
         heap, machine = self.heap, self.heap.machine
+        check = getattr(machine, "check_budget", None)
         from_space, to_space = heap.space, heap.other
         from_end = heap.top
         old = bytearray(machine.read(from_space.base, from_end - from_space.base))
@@ -104,8 +145,8 @@ class Collector:
                 return word  # already copied: the forwarding address
             n = word >> 1
             size = object_size(n)
-            if off - HEADER_SIZE + size > len(old):
-                raise HeapError(f"pointer {ptr:#x} does not point at an object (header {word:#x})")
+            if off - HEADER_SIZE + size > len(old) or mask >> min(n, 64):
+                raise HeapError(f"pointer {ptr:#x} does not point at an object (header {word:#x}, mask {mask:#x})")
             start = len(new)
             new.extend(old[off - HEADER_SIZE : off - HEADER_SIZE + size])
             target = to_space.base + start + HEADER_SIZE
@@ -125,7 +166,7 @@ class Collector:
 
         forwarded = {slot: forward(value) for slot, value in root_values.items()}
 
-        scan = 0
+        scan = scanned = 0
         while scan < len(new):
             mask, word = struct.unpack_from("<QQ", new, scan)
             n = word >> 1
@@ -139,9 +180,16 @@ class Collector:
                 bits >>= 1
                 i += 1
             scan = body + WORD * n
+            scanned += 1
+            if check is not None and scanned % BUDGET_CHECK_EVERY == 0:
+                check("during a collection")
+            if len(new) > to_space.size:
+                raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
+                                f"holds: a root or a pointer field points into the middle of an object")
 
         if len(new) > to_space.size:
-            raise HeapError(f"live data ({len(new)} bytes) does not fit in a semispace of {to_space.size}")
+            raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
+                            f"holds: a root or a pointer field points into the middle of an object")
         machine.write(to_space.base, bytes(new))
 
         root_log = []

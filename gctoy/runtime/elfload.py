@@ -41,6 +41,8 @@ from gctoy.runtime.cfi import EH_FRAME, UnwindTable, read_unwind_table
 from gctoy.stackmap import StackMap, parse
 
 STACKMAP_SECTION = ".llvm_stackmaps"
+#: the most bytes one loaded section (code, data, zero-filled .bss) may take
+MAX_SECTION_SIZE = 16 << 20
 R_X86_64_64, R_X86_64_PC32, R_X86_64_PLT32, R_X86_64_32, R_X86_64_32S = 1, 2, 4, 10, 11
 SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR = 0x1, 0x2, 0x4
 
@@ -72,21 +74,44 @@ def _align(n: int, to: int) -> int:
 
 
 def load_object(source: str | Path | bytes) -> LoadedObject:
-    """Place, relocate and read the stack map of an ELF relocatable object."""
+    """Place, relocate and read the stack map of an ELF relocatable object.
+
+    A damaged object is an ObjectLoadError or a DecodeError, whatever part of it is damaged.
+    """
+    from elftools.common.exceptions import ELFError
+
+    data = source if isinstance(source, (bytes, bytearray)) else Path(source).read_bytes()
+    try:
+        return _load_object(bytes(data))
+    except GCToyError:
+        raise
+    except (ELFError, struct.error, IndexError, KeyError, ValueError, TypeError, UnicodeDecodeError,
+            AttributeError, AssertionError, OverflowError) as e:
+        # pyelftools reports damage in the headers, tables and sections in these forms
+        raise ObjectLoadError(f"damaged ELF object ({len(data)} bytes): {e}") from None
+
+
+def _load_object(data: bytes) -> LoadedObject:
+    """load_object on the object's bytes (pyelftools' exceptions pass through)."""
     from elftools.elf.elffile import ELFFile
     from elftools.elf.relocation import RelocationSection
     from elftools.elf.sections import SymbolTableSection
 
     from elftools.common.exceptions import ELFError
 
-    data = source if isinstance(source, (bytes, bytearray)) else Path(source).read_bytes()
     try:
-        elf = ELFFile(io.BytesIO(bytes(data)))
+        elf = ELFFile(io.BytesIO(data))
         elf["e_machine"]
     except (ELFError, ValueError, KeyError) as e:
         raise DecodeError(0, f"not an ELF object: {e}") from None
     if elf["e_machine"] != "EM_X86_64" or elf["e_type"] != "ET_REL":
         raise ObjectLoadError(f"not an x86-64 relocatable object ({elf['e_machine']}, {elf['e_type']})")
+
+    for index, section in enumerate(elf.iter_sections()):
+        header = section.header
+        if header["sh_type"] != "SHT_NOBITS" and header["sh_offset"] + header["sh_size"] > len(data):
+            raise ObjectLoadError(f"section {index}: {header['sh_size']} bytes at offset {header['sh_offset']:#x} "
+                                  f"run past the end of the object ({len(data)} bytes)")
 
     code, rw = bytearray(), bytearray()
     stackmap_body: bytearray | None = None
@@ -101,6 +126,9 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
             continue
         if not flags & SHF_ALLOC or section["sh_type"] in ("SHT_X86_64_UNWIND",) or section.name == ".eh_frame":
             continue
+        if section["sh_size"] > MAX_SECTION_SIZE:
+            raise ObjectLoadError(f"section {section.name or index} of {section['sh_size']} bytes is larger than "
+                                  f"the {MAX_SECTION_SIZE} bytes a loaded section may take")
         body = bytes(section["sh_size"]) if section["sh_type"] == "SHT_NOBITS" else section.data()
         if flags & SHF_EXECINSTR:
             buffer, base = code, CODE_BASE
@@ -166,6 +194,9 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
             raise ObjectLoadError(f"{section.name}: REL relocations are not supported")
         for rel in section.iter_relocations():
             kind, at = rel["r_info_type"], rel["r_offset"]
+            width = 8 if kind == R_X86_64_64 else 4
+            if not 0 <= offset + at <= len(buffer) - width:
+                raise ObjectLoadError(f"{section.name}: relocation at offset {at:#x} is outside the section it patches")
             s, a, p = symbol_address(rel["r_info_sym"]), rel["r_addend"], address + at
             if kind == R_X86_64_64:
                 struct.pack_into("<Q", buffer, offset + at, (s + a) & (2**64 - 1))

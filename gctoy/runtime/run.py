@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from gctoy.emu import Machine
+from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
-from gctoy.runtime.collector import Collection, Collector, GCStats, Slot
+from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
 from gctoy.runtime.elfload import LoadedObject, load_object
-from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
+from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap, OutOfMemory, object_size
 from gctoy.runtime.shadowstack import ROOT_CHAIN, ShadowStackRoots, elf_data_symbols
 from gctoy.runtime.stackwalk import SiteTable, StackWalkError, all_base_slots, roots_of, walk
 from gctoy.runtime.verify_heap import verify_heap
@@ -73,7 +74,8 @@ class StackMapRoots:
     def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
         """Walk the frames; their base and derived slots."""
         if self.sites is None:
-            raise StackWalkError("the object has no stack map: it cannot be collected")
+            raise StackWalkError("the program has no stack map (no function with gc \"statepoint-example\" has a "
+                                 "statepoint), so the collector cannot find its roots")
         return roots_of(walk(machine, self.sites))
 
     def all_slots(self, machine) -> list[Slot]:
@@ -99,6 +101,7 @@ class RunStats:
     bytes_allocated: int = 0
     gc: GCStats = field(default_factory=GCStats)
     verified: int = 0
+    records_dropped: int = 0  # collection records let go (CollectionLog keeps the last few)
 
     @property
     def collections(self) -> int:
@@ -111,6 +114,8 @@ class RunStats:
             f"allocated: {self.objects_allocated} objects / {self.bytes_allocated} bytes, "
             f"collections: {g.collections}, copied: {g.objects_copied} objects / {g.bytes_copied} bytes, "
             f"slots rewritten: {g.slots_moved}"
+            + (f", collection records dropped: {self.records_dropped} (the last {g.collections - self.records_dropped}"
+               f" kept)" if self.records_dropped else "")
         )
 
 
@@ -150,7 +155,7 @@ class Runtime:
         self.sites = self.roots.sites if isinstance(self.roots, StackMapRoots) else None
         self.on_collect = on_collect
         self.printed: list[int] = []
-        self.collections: list[Collection] = []
+        self.collections = CollectionLog()
         self.stats = RunStats(gc=self.collector.stats)
         for name, fn in (
             ("gc_alloc", self._gc_alloc), ("do_safepoint", self._do_safepoint),
@@ -164,6 +169,7 @@ class Runtime:
         """Walk the frames, collect, verify (if asked). None under gc="none"."""
         if self.gc == "none":
             return None
+        self.machine.check_budget("before a collection")
         roots, derived = self.roots.find(self.machine)
         done = self.collector.collect(roots, derived)
         self.collections.append(done)
@@ -192,9 +198,11 @@ class Runtime:
     def _gc_alloc(self, nfields: int, ptrmask: int) -> int:
         self._entry()
         ptrmask &= (1 << 64) - 1
+        collected = False
         if not self.heap.fits(max(nfields, 0)) and self.gc != "none" and self._at_statepoint():
             self.collect()
-        obj = self.heap.alloc(nfields, ptrmask)
+            collected = True
+        obj = allocate(self.heap, nfields, ptrmask, collected, self.gc)
         self.stats.objects_allocated = self.heap.objects_allocated
         self.stats.bytes_allocated = self.heap.bytes_allocated
         return obj
@@ -212,10 +220,32 @@ class Runtime:
 
     # ------------------------------------------------------------ running
 
-    def run(self, entry: str = "main", max_instructions: int | None = 50_000_000) -> RunResult:
-        value = self.machine.call(entry, max_instructions=max_instructions)
-        self.stats.instructions = self.machine.instructions
+    def run(self, entry: str = "main", max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
+            max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
+        """Call ``entry`` within the budget (instructions and wall-clock seconds, None: unbounded)."""
+        self.machine.start_budget(max_instructions, max_seconds)
+        try:
+            value = self.machine.call(entry)
+        finally:
+            self.machine.stop_budget()
+            self.stats.instructions = self.machine.instructions
+            self.stats.records_dropped = self.collections.dropped
         return RunResult(list(self.printed), self.machine.signed(value), self.stats)
+
+
+def allocate(heap: Heap, nfields: int, ptrmask: int, collected: bool, gc: str) -> int:
+    """``heap.alloc``, with an exhausted heap told as such: what is live and what could not run."""
+    try:
+        return heap.alloc(nfields, ptrmask)
+    except OutOfMemory:
+        size, space = object_size(nfields), heap.space.size
+        if collected:
+            raise OutOfMemory(f"heap exhausted: {heap.used} live bytes and a new object of {size} bytes "
+                              f"(gc_alloc({nfields})) do not fit in a semispace of {space} bytes") from None
+        why = ("--gc none never collects" if gc == "none" else
+               "no collection could run here: the call of @gc_alloc is not a statepoint")
+        raise OutOfMemory(f"heap exhausted: {heap.used} allocated bytes and a new object of {size} bytes "
+                          f"(gc_alloc({nfields})) do not fit in a semispace of {space} bytes ({why})") from None
 
 
 def run_object(
@@ -225,8 +255,9 @@ def run_object(
     verify: bool = False,
     entry: str = "main",
     semispace_size: int = DEFAULT_SEMISPACE,
-    max_instructions: int | None = 50_000_000,
+    max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> RunResult:
     """Load an ``llc -filetype=obj`` object and run ``entry`` under the runtime (stack map or shadow stack)."""
     loaded = load_object(path)
@@ -234,7 +265,7 @@ def run_object(
     if loaded.stackmap is None:  # the shadow stack's head and FrameMaps are data symbols
         roots = roots_for(loaded, {**loaded.image.symbols, **elf_data_symbols(path, loaded)})
     runtime = Runtime(loaded, gc, stress, verify, semispace_size, on_collect, roots=roots)
-    return runtime.run(entry, max_instructions)
+    return runtime.run(entry, max_instructions, max_seconds)
 
 
 def load_compiled(module) -> LoadedObject:
@@ -257,19 +288,50 @@ def run_module(
     verify: bool = False,
     entry: str = "main",
     semispace_size: int = DEFAULT_SEMISPACE,
-    max_instructions: int | None = 50_000_000,
+    max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> RunResult:
     """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
-    runtime = Runtime(load_compiled(module), gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
-                      on_collect=on_collect)
-    return runtime.run(entry, max_instructions=max_instructions)
+    loaded = load_compiled(module)
+    roots = None
+    if (loaded.stackmap is None and ROOT_CHAIN not in loaded.image.symbols
+            and any(f.gc == "shadow-stack" for f in module.definitions())):
+        roots = ShadowStackRoots(None)  # lowered for a shadow stack, but no function has a root: no chain
+    runtime = Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
+                      on_collect=on_collect, roots=roots)
+    return runtime.run(entry, max_instructions=max_instructions, max_seconds=max_seconds)
 
 
 def trace_collection(runtime: Runtime, done: Collection) -> str:
     """One line about a collection, for ``gctoy run --trace``."""
     pc = runtime.machine.read_u64(runtime.machine.sp)
     moved = sum(1 for _, old, new in done.roots if old != new)
-    return (f"collection {len(runtime.collections)} at return address {pc:#x}: {len(done.roots)} root slots "
+    return (f"collection {done.index} at return address {pc:#x}: {len(done.roots)} root slots "
             f"({moved} moved), {len(done.derived)} derived, {done.objects_copied} objects / "
             f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}")
+
+
+#: gc strategies under which gctoy's x86-64 lowering gives the collector a way to find roots
+COLLECTING_STRATEGIES = ("statepoint-example", "coreclr", "shadow-stack")
+
+
+def gc_strategy_warning(module) -> str | None:
+    """A warning naming the defined functions that call out but have no collecting gc strategy, or None.
+
+    Their calls are not statepoints: the runtime cannot collect while they are on the stack, so
+    a program made only of them runs without a single collection (``--target x86-32`` does not
+    need the attribute: it reports every method's GC pointers in its GC info).
+    """
+    from gctoy.ir.instructions import CallBase
+
+    def calls_out(fn) -> bool:
+        return any(isinstance(i, CallBase) and not getattr(i.callee, "name", "").startswith("llvm.")
+                   for i in fn.instructions())
+
+    plain = [f"@{f.name}" for f in module.definitions() if f.gc not in COLLECTING_STRATEGIES and calls_out(f)]
+    if not plain:
+        return None
+    has, its, it_is = ("has", "its", "it is") if len(plain) == 1 else ("have", "their", "they are")
+    return (f"{', '.join(plain)} {has} no gc \"statepoint-example\" attribute: {its} calls are not statepoints, "
+            f"so the collector cannot run while {it_is} on the stack (add gc \"statepoint-example\" to the definition)")

@@ -45,9 +45,10 @@ from gctoy.codegen.x86_32 import DIV_HELPERS, CompiledModule32, compile_module32
 from gctoy.emu import Machine
 from gctoy.errors import GCToyError
 from gctoy.ir.types import IntType, PointerType, Type
-from gctoy.runtime.collector import Collection, Collector, Slot
+from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
+from gctoy.runtime.collector import Collection, CollectionLog, Collector, Slot
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
-from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, RunResult, RunStats
+from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, RunResult, RunStats, allocate
 from gctoy.runtime.verify_heap import verify_heap
 
 I64 = IntType(64)
@@ -158,7 +159,7 @@ class Runtime32:
     roots: RootFinder32 | None = None
     on_collect: Callable[["Runtime32", Collection], None] | None = None
     printed: list[int] = field(default_factory=list)
-    collections: list[Collection] = field(default_factory=list)
+    collections: CollectionLog = field(default_factory=CollectionLog)
     #: outcomes of `suspend` (and hijacked returns) by name, when run with ``interrupt_every``
     suspensions: dict[str, int] = field(default_factory=dict)
 
@@ -189,6 +190,7 @@ class Runtime32:
         if self.gc == "none":
             return None
         assert self.roots is not None
+        self.machine.check_budget("before a collection")
         slots, interior = self.roots.find(self.machine)
         return self._collect_found(slots, interior, lambda: self.roots.find(self.machine)[0])
 
@@ -223,9 +225,11 @@ class Runtime32:
     def _gc_alloc(self, nfields: int, ptrmask: int) -> int:
         self._entry()
         nfields = _signed64(nfields)
+        collected = False
         if not self.heap.fits(max(nfields, 0)) and self._may_collect():
             self.collect()
-        obj = self.heap.alloc(nfields, ptrmask)
+            collected = True
+        obj = allocate(self.heap, nfields, ptrmask, collected, self.gc)
         self.stats.objects_allocated = self.heap.objects_allocated
         self.stats.bytes_allocated = self.heap.bytes_allocated
         if obj >> 32:
@@ -250,7 +254,7 @@ class Runtime32:
             signed = op in ("sdiv", "srem")
             x, y = (_signed64(a), _signed64(b)) if signed else (a & MASK64, b & MASK64)
             if y == 0:
-                raise Runtime32Error(f"{DIV_HELPERS[op]}: division by zero")
+                raise Runtime32Error(f"divide error: division by zero ({op} i64) {self.machine.where(self.machine.pc)}")
             q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
             return (q if op.endswith("div") else x - q * y) & MASK64
 
@@ -258,18 +262,24 @@ class Runtime32:
 
     # ------------------------------------------------------------ running
 
-    def run(self, entry: str = "main", max_instructions: int | None = 50_000_000,
-            interrupt_every: int | None = None) -> RunResult:
+    def run(self, entry: str = "main", max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
+            interrupt_every: int | None = None, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
         """Call ``entry`` (no arguments, i64 result) and give what it printed and returned.
 
         ``interrupt_every``: stop the guest after every that many instructions, wherever it is,
         and suspend it for a collection (see `suspend`), as a runtime stopping threads would.
+        ``max_instructions`` and ``max_seconds`` bound the run (None: unbounded).
         """
-        if interrupt_every is None:
-            value = call32(self.machine, entry, [], [], I64, max_instructions)
-        else:
-            value = self._run_interrupted(entry, max_instructions, interrupt_every)
-        self.stats.instructions = self.machine.instructions
+        self.machine.start_budget(max_instructions, max_seconds)
+        try:
+            if interrupt_every is None:
+                value = call32(self.machine, entry, [], [], I64, None)
+            else:
+                value = self._run_interrupted(entry, None, interrupt_every)
+        finally:
+            self.machine.stop_budget()
+            self.stats.instructions = self.machine.instructions
+            self.stats.records_dropped = self.collections.dropped
         return RunResult(list(self.printed), _signed64(value), self.stats)
 
     # ------------------------------------------------------------ suspension
@@ -386,9 +396,9 @@ class Runtime32:
 
 def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = False, entry: str = "main",
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
-                 max_instructions: int | None = 50_000_000,
+                 max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None,
-                 gc_registers: int | bool = 0) -> RunResult:
+                 gc_registers: int | bool = 0, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
     """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info;
     ``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     if gc == "none":
@@ -401,7 +411,7 @@ def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = 
                                               gc_registers=gc_registers)
     runtime = Runtime32(compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots,
                         on_collect=on_collect)
-    return runtime.run(entry, max_instructions)
+    return runtime.run(entry, max_instructions, max_seconds=max_seconds)
 
 
 def trace_collection32(runtime: Runtime32, done: Collection) -> str:
@@ -409,6 +419,6 @@ def trace_collection32(runtime: Runtime32, done: Collection) -> str:
     pc = runtime.machine.read_u32(runtime.machine.sp)
     moved = sum(1 for _, old, new in done.roots if old != new)
     slots = len(done.roots) - len(done.derived)  # each interior slot brought one scratch base word
-    return (f"collection {len(runtime.collections)} at return address {pc:#x}: {slots} object slots "
+    return (f"collection {done.index} at return address {pc:#x}: {slots} object slots "
             f"({moved} moved), {len(done.derived)} interior, {done.objects_copied} objects / "
             f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}")

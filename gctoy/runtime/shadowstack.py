@@ -140,8 +140,8 @@ class ShadowStackRoots:
 
     design = "shadow-stack"
 
-    def __init__(self, head: int, names: dict[int, str] | None = None) -> None:
-        self.head = head
+    def __init__(self, head: int | None, names: dict[int, str] | None = None) -> None:
+        self.head = head  # None: no function has a root, so there is no chain and nothing to find
         self.names = names or {}
 
     @classmethod
@@ -157,15 +157,17 @@ class ShadowStackRoots:
 
     def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
         """Root slots (each once) and no derived slots."""
+        if self.head is None:
+            return [], []
         return list(dict.fromkeys(visit_gc_roots(machine, self.head))), []
 
     def all_slots(self, machine) -> list[Slot]:
         """Every root slot, walked afresh (for the heap verifier)."""
-        return visit_gc_roots(machine, self.head)
+        return [] if self.head is None else visit_gc_roots(machine, self.head)
 
     def chain(self, machine) -> list[ShadowStackEntry]:
         """The decoded chain, innermost first."""
-        return shadow_stack_chain(machine, self.head, self.names)
+        return [] if self.head is None else shadow_stack_chain(machine, self.head, self.names)
 
 
 def elf_data_symbols(source, loaded) -> dict[str, int]:

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gctoy.emu.image import RETURN_TRAP
+from gctoy.emu.image import RETURN_TRAP, STACK_TOP
 from gctoy.errors import GCToyError
 from gctoy.runtime.cfi import CALLEE_SAVED, UnwindTable
 from gctoy.runtime.collector import Slot, read_slot
@@ -235,11 +235,27 @@ def walk(machine, table: SiteTable) -> list[Frame]:
             raise StackWalkError(f"{site.name}: dynamic stack size (variable-sized objects or realignment)")
         sp = ra_slot + 8
         pairs, objects = frame_slots(machine, site, sp, innermost=not frames, context=context)
+        _check_slots(machine, site, pairs)
         frames.append(Frame(site, ra, sp, pairs, objects))
         context.unwind(machine, site, sp, table.unwind, ra)
         ra_slot = sp + site.function.stack_size
+        if not sp <= ra_slot <= STACK_TOP - 8:
+            raise StackWalkError(f"{site.name}: stack size {site.function.stack_size} takes the walk to {ra_slot:#x}, "
+                                 f"past the top of the stack ({STACK_TOP:#x})")
         if len(frames) > MAX_FRAMES:
             raise StackWalkError(f"more than {MAX_FRAMES} frames: the chain of return addresses loops")
+
+
+def _check_slots(machine, site: Site, pairs) -> None:
+    """Every stack slot a frame names must be a word of the stack in use (a damaged record names others)."""
+    low = machine.sp
+    for pair in pairs:
+        for slot in pair:
+            if isinstance(slot, int) and not low <= slot <= STACK_TOP - 8:
+                raise StackWalkError(
+                    f"{site.name}+{site.record.instruction_offset:#x}: a location of the stack map names {slot:#x}, "
+                    f"not a slot of the stack in use ({low:#x}..{STACK_TOP:#x})"
+                )
 
 
 def roots_of(frames: list[Frame]) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:

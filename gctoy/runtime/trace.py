@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from gctoy.emu.disasm import Insn, disassemble
 from gctoy.emu.image import CODE_BASE, RETURN_TRAP, STUB_BASE, STUB_PAGE_SIZE, STUB_SIZE
-from gctoy.emu.machine import StopReason
+from gctoy.emu.budget import DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
 from gctoy.ir.instructions import Phi
 from gctoy.runtime.collector import Collection, Slot, read_slot
@@ -572,6 +572,7 @@ def record_trace(
     rs4gc: str = DEFAULT_RS4GC,
     max_states: int = 400,
     max_instructions: int = 1_000_000,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
 ) -> Trace:
     """Run ``program`` (IR text or a Module) under the collector and record its states.
 
@@ -582,7 +583,7 @@ def record_trace(
     ``focus`` is a statepoint label such as ``"main.sp3"``; by default the first statepoint that
     calls ``gc_collect`` (or else the first statepoint). A module in the abstract machine model is
     rewritten with ``rs4gc`` first (by default with rematerialisation off, so derived pointers
-    are relocated rather than recomputed).
+    are relocated rather than recomputed). ``max_instructions`` and ``max_seconds`` bound the whole recording.
     """
     from gctoy.codegen import compile_module
     from gctoy.ir import print_module
@@ -620,6 +621,7 @@ def record_trace(
 
     rec = _Recorder(runtime, code, radius, max_states)
     m.enter(entry)
+    m.start_budget(max_instructions, max_seconds)  # spent: BudgetExceeded names the place
     for address in stub_names:
         m.add_breakpoint(address)
     m.add_breakpoint(window_start)
@@ -632,9 +634,7 @@ def record_trace(
         if stepping:
             m.step()
         else:
-            stop = m.run(max_instructions=max_instructions)
-            if stop.reason is StopReason.LIMIT:
-                raise TraceError(f"@{entry} did not return within {max_instructions} instructions")
+            m.run()
         pc = m.pc
         if pc == RETURN_TRAP:
             break
