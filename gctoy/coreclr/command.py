@@ -326,7 +326,8 @@ def blob_name(args: list[str]) -> str:
 # --------------------------------------------------------------------------- commands
 
 
-_BLOB_HELP = "hex bytes (spaces allowed), a file of hex text or raw bytes, or '-' for standard input"
+_BLOB_HELP = (f"hex bytes (spaces allowed), a file of hex text or raw bytes, or '-' for standard input "
+              f"(at most {MAX_INPUT_BYTES >> 20} MiB)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -354,7 +355,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Encode a JSON method description: keys method_size, header, epilogs, "
                        "no_gc_regions, untracked, lifetimes, pointer_table ('gctoy gcinfo-x86 schema' shows "
                        "their shapes, 'gctoy gcinfo-x86 spec HEX' an example).")
-    e.add_argument("spec", metavar="SPEC.json", help="the method description ('-' for standard input)")
+    e.add_argument("spec", metavar="SPEC.json", help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)")
     common(e)
     s = sub.add_parser("spec", help="print the JSON method description of a blob")
     s.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)
