@@ -6,10 +6,12 @@ and exit with status 1; gctoy never shows a traceback for bad input.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from .errors import GCToyError, IRParseError, VerifyError
+from .fileio import OutputClosed, OutputError, write_output
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .stackmap.command import cmd_readobj
@@ -118,10 +120,7 @@ def cmd_opt(argv: list[str]) -> int:
         print(_format_error(e, filename), file=sys.stderr)
         return 1
     if args.emit or args.output:
-        if args.output and args.output != "-":
-            Path(args.output).write_text(out, encoding="utf-8")
-        else:
-            sys.stdout.write(out)
+        write_output(out, args.output)
     return 0
 
 
@@ -177,11 +176,7 @@ def _code_parts(compiled) -> list[str]:
 
 def _write_lines(parts: list[str], output: str | None) -> int:
     """Write the lines to ``output`` (a path; ``-`` or None: standard output); exit status 0."""
-    out = "\n".join(parts) + "\n"
-    if output and output != "-":
-        Path(output).write_text(out, encoding="utf-8")
-    else:
-        sys.stdout.write(out)
+    write_output("\n".join(parts) + "\n", output)
     return 0
 
 
@@ -340,8 +335,51 @@ COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_reado
             "gcinfo-x86": cmd_gcinfo_x86}
 
 
+#: Exit statuses of every command: the input and the run were fine; the input or the run failed
+#: (bad IR, object, blob or JSON; an unreadable input; an unwritable output; a fault in the run);
+#: the command line itself is wrong (unknown command or option, a missing argument, an option
+#: value of the wrong form); interrupted (Ctrl-C); the reader of standard output went away.
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+
+def _silence_stdout() -> None:
+    """Point the real standard output at /dev/null, so the flush at exit cannot fail again."""
+    if sys.stdout is not sys.__stdout__:
+        return  # captured (tests): nothing is flushed at exit
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _run_command(name: str, cmd, argv: list[str]) -> int:
+    """Run one command; write errors, a closed pipe and usage errors become exit statuses."""
+    try:
+        status = cmd(argv)
+        sys.stdout.flush()
+        return status
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    except (OutputClosed, BrokenPipeError):
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OutputError as e:
+        print(e, file=sys.stderr)
+        _silence_stdout()
+        return EXIT_ERROR
+    except OSError as e:  # standard output failed while a command printed, or another I/O error
+        where = e.filename if e.filename is not None else "<stdout>"
+        print(f"gctoy {name}: error: {where}: {e.strerror or e}", file=sys.stderr)
+        _silence_stdout()
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``gctoy`` console script."""
+    """Entry point of the ``gctoy`` console script; returns the exit status (see ``EXIT_*``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: gctoy <command> [options]\n\ncommands:\n"
@@ -350,21 +388,19 @@ def main(argv: list[str] | None = None) -> int:
               "  gcinfo-x86  dump (gcdump text) or encode CoreCLR x86 GC info\n"
               "  llc      lower IR to x86-64 assembly with its stack map (--target x86-32: with CoreCLR GC info)\n"
               "  run      run IR (or an llc-compiled object) on the emulated machine under the moving collector\n\n"
-              "'gctoy <command> --help' describes a command.")
-        return 0 if argv else 2
+              "'gctoy <command> --help' describes a command.\n"
+              "exit status: 0 ok, 1 error in the input or the run, 2 usage error, 141 output pipe closed.")
+        return EXIT_OK if argv else EXIT_USAGE
     if argv[0] == "--version":
         from . import __version__
 
         print(f"gctoy {__version__}")
-        return 0
+        return EXIT_OK
     cmd = COMMANDS.get(argv[0])
     if cmd is None:
         print(f"gctoy: error: unknown command '{argv[0]}' (try: {', '.join(COMMANDS)})", file=sys.stderr)
-        return 2
-    try:
-        return cmd(argv[1:])
-    except KeyboardInterrupt:
-        return 130
+        return EXIT_USAGE
+    return _run_command(argv[0], cmd, argv[1:])
 
 
 if __name__ == "__main__":

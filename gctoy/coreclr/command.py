@@ -2,15 +2,17 @@
 
 ::
 
-    gctoy gcinfo-x86 dump HEX|FILE [--gcinfo-version N] [--legacy] [--at OFFSET [--caller]]
-    gctoy gcinfo-x86 encode SPEC.json [--gcinfo-version N] [--legacy]
-    gctoy gcinfo-x86 spec HEX|FILE [--gcinfo-version N] [--legacy]
+    gctoy gcinfo-x86 dump HEX|FILE|- [--gcinfo-version N] [--legacy] [--at OFFSET [--caller]] [-o OUT]
+    gctoy gcinfo-x86 encode SPEC.json|- [--gcinfo-version N] [--legacy] [-o OUT]
+    gctoy gcinfo-x86 spec HEX|FILE|- [--gcinfo-version N] [--legacy] [-o OUT]
 
 ``dump`` prints the blob as CoreCLR's gcdump does; with ``--at`` it adds gcdump's
 prolog/epilog/body line for that code offset and the references the runtime would report there
 (``--caller``: as a frame that is not the leaf). ``encode`` prints the blob of a JSON method
 description as hex. ``spec`` prints the JSON description of a blob (the inverse of ``encode``).
-HEX may be split over several arguments and contain spaces; a FILE holds hex text or raw bytes.
+HEX may be split over several arguments and contain spaces; a FILE holds hex text or raw bytes;
+``-`` reads standard input. An argument that names no file is hex, whatever its length. Inputs
+over `MAX_INPUT_BYTES` (16 MiB) are refused; ``-o`` replaces its file only once the output is complete.
 
 The JSON method description (every key but ``method_size`` is optional)::
 
@@ -48,14 +50,17 @@ import re
 import sys
 import types
 import typing
-from pathlib import Path
 from typing import Any
 
 from ..errors import GCToyError
+from ..fileio import InputTooLarge, names_file, read_limited, write_output
 from .header import CURRENT_VERSION, VERSIONS, InfoHdr
 from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
 
 _DERIVED = ("epilog_count", "untracked_cnt", "var_ptr_table_size", "no_gc_region_cnt")
+
+#: The largest input (blob file, hex text or JSON description) the command reads.
+MAX_INPUT_BYTES = 16 << 20
 
 
 class SpecError(GCToyError):
@@ -292,10 +297,15 @@ def parse_hex(text: str, where: str) -> bytes:
 
 
 def read_blob(args: list[str]) -> tuple[bytes, str]:
-    """The blob named by the command line: a file (hex text or raw bytes) or hex digits; and its name."""
-    if len(args) == 1 and Path(args[0]).is_file():
+    """The blob named by the command line and its name.
+
+    ``-`` reads standard input; one argument naming an existing file reads that file (hex text or
+    raw bytes); anything else is hex digits, however long. Inputs over `MAX_INPUT_BYTES` are refused.
+    """
+    if len(args) == 1 and (args[0] == "-" or names_file(args[0])):
         name = args[0]
-        raw = Path(name).read_bytes()
+        raw = read_limited(name, MAX_INPUT_BYTES)
+        name = "<stdin>" if name == "-" else name
         try:
             text = raw.decode("ascii")
         except UnicodeDecodeError:
@@ -306,18 +316,31 @@ def read_blob(args: list[str]) -> tuple[bytes, str]:
     return parse_hex(" ".join(args), "HEX"), "<hex>"
 
 
+def blob_name(args: list[str]) -> str:
+    """How errors name the blob of ``args``: the file, ``<stdin>`` or ``<hex>``."""
+    if len(args) == 1 and args[0] == "-":
+        return "<stdin>"
+    return args[0] if len(args) == 1 and names_file(args[0]) else "<hex>"
+
+
 # --------------------------------------------------------------------------- commands
 
 
-_BLOB_HELP = "hex bytes (spaces allowed) or a file of hex text or raw bytes"
+_BLOB_HELP = (f"hex bytes (spaces allowed), a file of hex text or raw bytes, or '-' for standard input "
+              f"(at most {MAX_INPUT_BYTES >> 20} MiB)")
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gctoy gcinfo-x86",
-                                description="Decode, print and encode CoreCLR x86 (JIT32) GC info.")
+                                description="Decode, print and encode CoreCLR x86 (JIT32) GC info.",
+                                epilog=f"Inputs larger than {MAX_INPUT_BYTES >> 20} MiB are refused.")
     sub = p.add_subparsers(dest="action", required=True)
 
+    def output(q: argparse.ArgumentParser) -> None:
+        q.add_argument("-o", dest="output", metavar="FILE", help="write the output here instead of standard output")
+
     def common(q: argparse.ArgumentParser) -> None:
+        output(q)
         q.add_argument("--gcinfo-version", type=int, default=CURRENT_VERSION, choices=VERSIONS,
                        help=f"GC info format version (default {CURRENT_VERSION})")
         q.add_argument("--legacy", action="store_true",
@@ -332,12 +355,12 @@ def _parser() -> argparse.ArgumentParser:
                        description="Encode a JSON method description: keys method_size, header, epilogs, "
                        "no_gc_regions, untracked, lifetimes, pointer_table ('gctoy gcinfo-x86 schema' shows "
                        "their shapes, 'gctoy gcinfo-x86 spec HEX' an example).")
-    e.add_argument("spec", metavar="SPEC.json", help="the method description")
+    e.add_argument("spec", metavar="SPEC.json", help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)")
     common(e)
     s = sub.add_parser("spec", help="print the JSON method description of a blob")
     s.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)
     common(s)
-    sub.add_parser("schema", help="print the JSON shapes of the method description and each pointer table")
+    output(sub.add_parser("schema", help="print the JSON shapes of the method description and each pointer table"))
     return p
 
 
@@ -376,17 +399,43 @@ def _schema() -> str:
     return json.dumps(shapes, indent=2) + "\n"
 
 
+def _read_spec(name: str) -> Any:
+    """The parsed JSON method description in file ``name`` (``-``: standard input)."""
+    shown = "<stdin>" if name == "-" else name
+    try:
+        raw = read_limited(name, MAX_INPUT_BYTES)
+    except OSError as e:
+        raise SpecInputError(f"{shown}: error: cannot read: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SpecInputError(f"{shown}: error: not UTF-8 text (byte offset {e.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise SpecInputError(f"{shown}:{e.lineno}:{e.colno}: error: invalid JSON: {e.msg}") from None
+    except ValueError as e:  # e.g. an integer literal of more digits than Python converts
+        raise SpecInputError(f"{shown}: error: invalid JSON: {e}") from None
+    except RecursionError:
+        raise SpecInputError(f"{shown}: error: invalid JSON: nested too deeply") from None
+
+
+class SpecInputError(GCToyError):
+    """A JSON description that cannot be read or parsed; the message is the whole error line."""
+
+
 def cmd_gcinfo_x86(argv: list[str]) -> int:
     """Run ``gctoy gcinfo-x86``; bad input prints ``file: error: message`` and returns 1."""
     args = _parser().parse_args(argv)
     name = "<hex>"
     try:
         if args.action == "dump":
-            name = args.blob[0] if len(args.blob) == 1 and Path(args.blob[0]).is_file() else "<hex>"
+            name = blob_name(args.blob)
             out = _dump(args)
         elif args.action == "spec":
             from .method import decode
 
+            name = blob_name(args.blob)
             data, name = read_blob(args.blob)
             out = json.dumps(spec_from_info(decode(data, args.gcinfo_version, legacy=args.legacy)), indent=2) + "\n"
         elif args.action == "schema":
@@ -394,27 +443,17 @@ def cmd_gcinfo_x86(argv: list[str]) -> int:
         else:
             from .method import encode
 
-            name = args.spec
-            try:
-                text = Path(name).read_text(encoding="utf-8")
-            except OSError as e:
-                print(f"{name}: error: cannot read: {e.strerror or e}", file=sys.stderr)
-                return 1
-            except UnicodeDecodeError as e:
-                print(f"{name}: error: not UTF-8 text (byte offset {e.start})", file=sys.stderr)
-                return 1
-            try:
-                spec = json.loads(text)
-            except json.JSONDecodeError as e:
-                print(f"{name}:{e.lineno}:{e.colno}: error: invalid JSON: {e.msg}", file=sys.stderr)
-                return 1
-            info = info_from_spec(spec, args.gcinfo_version)
+            name = "<stdin>" if args.spec == "-" else args.spec
+            info = info_from_spec(_read_spec(args.spec), args.gcinfo_version)
             out = encode(info, args.gcinfo_version, legacy=args.legacy).hex(" ").upper() + "\n"
+    except (SpecInputError, InputTooLarge) as e:
+        print(e, file=sys.stderr)
+        return 1
     except OSError as e:
         print(f"{name}: error: {e.strerror or e}", file=sys.stderr)
         return 1
     except GCToyError as e:
         print(f"{name}: error: {e}", file=sys.stderr)
         return 1
-    sys.stdout.write(out)
+    write_output(out, args.output)
     return 0

@@ -29,7 +29,8 @@ The rules (facts: EnumGcRefs):
   ``offset`` for the active frame. EAX/ECX/EDX are reported only for the active frame. Pending
   pushed argument ``i`` lives at ``first - 4*i`` where ``first`` is ``initial ESP - 4``.
 * Partially interruptible tables are only valid at call sites (return addresses); registers come
-  from the call site's masks, arguments at ``[ESP + 4*i]``.
+  from the call site's masks -- callee-saved only, reported EDI, ESI, EBX, EBP -- and arguments
+  at ``[ESP + 4*i]``.
 * ``argBase`` is EBP for EBP frames, otherwise ``ESP + pushedSize`` (the initial ESP).
   Untracked slots live at ``argBase + offset``; in double-aligned frames offsets at or above
   ``stackSize - 4`` are incoming arguments at ``EBP + (offset - (stackSize - 4))``.
@@ -55,6 +56,11 @@ from .header import CURRENT_VERSION, InfoHdr
 from .method import DecodedMethod, MethodGCInfo, decode_with_entries, encode, pointer_table_module
 
 SCRATCH_REGS = frozenset({"EAX", "ECX", "EDX"})
+#: The order the runtime reports live registers of a fully interruptible frame in (facts §9.2).
+INTERRUPTIBLE_REPORT_ORDER = ("EAX", "ECX", "EDX", "EBX", "EBP", "ESI", "EDI")
+#: At a call site of a partially interruptible frame only callee-saved registers can hold GC
+#: pointers (the call mask's ``pbsd`` bits, seed 002 "RegMask"), reported in this order (facts §9.3).
+CALL_SITE_REPORT_ORDER = ("EDI", "ESI", "EBX", "EBP")
 
 
 @dataclass(frozen=True)
@@ -216,8 +222,12 @@ def gc_refs_at(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, active_
         if state.this_reg is not None:
             out.append(reg(state.this_reg, False))
     else:
-        for name in ("EAX", "ECX", "EDX", "EBX", "EBP", "ESI", "EDI"):
-            if name in state.live_regs and (active_frame or name not in SCRATCH_REGS or not hdr.interruptible):
+        if hdr.interruptible:
+            names = [r for r in INTERRUPTIBLE_REPORT_ORDER if active_frame or r not in SCRATCH_REGS]
+        else:
+            names = list(CALL_SITE_REPORT_ORDER)
+        for name in names:
+            if name in state.live_regs:
                 out.append(reg(name, name in state.interior_regs))
         out += _pushed_args(state, hdr, esp, ebp, read_dword, slot)
     # Untracked slots: argBase + offset (double-aligned frames: incoming args are EBP-based).

@@ -126,6 +126,11 @@ class MethodGCInfo:
             for i, item in enumerate(items):
                 if not isinstance(item, cls) or isinstance(item, bool):
                     raise GCInfoEncodeError(f"{kind} #{i} must be a {cls.__name__}, got {item!r}")
+        for i, start in enumerate(self.epilogs):
+            if start < 0 or start + h.epilog_size > m:
+                raise GCInfoEncodeError(
+                    f"epilog #{i} at {_signed_hex(start)} ({h.epilog_size} bytes) does not lie within the "
+                    f"method ({m:#x} bytes)")
         if not epilog_table_present(h) and h.epilog_count == 1:
             implicit = m - h.epilog_size
             if self.epilogs[0] != implicit:
@@ -173,6 +178,20 @@ class MethodGCInfo:
                    pointer_table)
 
 
+def _signed_hex(n: int) -> str:
+    """``0x14`` or ``-0x14``."""
+    return f"-{-n:#x}" if n < 0 else f"{n:#x}"
+
+
+def check_code_offsets(entries, method_size: int) -> None:
+    """Refuse a pointer-table entry whose code offset lies past the method's end, as the VM asserts
+    (``scanOffs <= methodSize``); the error names the entry's byte offset."""
+    for entry in entries:
+        if entry.code_offset is not None and entry.code_offset > method_size:
+            raise DecodeError(entry.start, f"pointer-table entry at code offset {entry.code_offset:#x} lies "
+                                           f"past the method's end ({method_size:#x} bytes)")
+
+
 # --------------------------------------------------------------------------- encoder
 
 
@@ -188,8 +207,14 @@ def encode(info: MethodGCInfo, version: int = CURRENT_VERSION, *, legacy: bool =
     if arg_tab_offset_present(hdr) and not legacy:
         out += encode_unsigned(len(tables))
     out += tables
-    out += pointer_table_module(hdr).encode_table(info.pointer_table, hdr)
-    return bytes(out)
+    module = pointer_table_module(hdr)
+    table = module.encode_table(info.pointer_table, hdr)
+    _, entries, _ = module.decode_table(table, 0, hdr)
+    try:
+        check_code_offsets(entries, info.method_size)
+    except DecodeError as e:
+        raise GCInfoEncodeError(f"pointer table (byte offset {len(out) + e.offset:#x}): {e.message}") from None
+    return bytes(out + table)
 
 
 # --------------------------------------------------------------------------- decoder
@@ -273,6 +298,7 @@ def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: 
     if pos >= len(data):
         raise DecodeError(pos, "the pointer table is missing (no bytes left)")
     table, entries, pos = pointer_table_module(hdr).decode_table(data, pos, hdr)
+    check_code_offsets(entries, method_size)
     regions.append(Region("pointer table", start, pos, tuple(entries)))
     if pos != len(data):
         raise DecodeError(pos, f"{len(data) - pos} byte(s) after the pointer table's end byte")

@@ -2,8 +2,11 @@
 
 Keystone 0.9.2 is the only release and it has bugs that matter to a GC book:
 
-* it can loop forever on malformed text, so text a user typed goes through
-  :func:`assemble_untrusted`, which runs Keystone in a child process with a timeout;
+* it can loop forever on malformed text or take gigabytes (``.skip 0x7fffffff``), so text a
+  user typed goes through :func:`assemble_untrusted`, which runs Keystone in a child process
+  with a timeout and a memory limit;
+* it reads any file ``.incbin``/``.include`` names, so :func:`check_directives` lets only
+  the data, fill, alignment, symbol and section directives through (in-process too);
 * in 64-bit mode an *absolute* memory operand (``mov dword ptr fs:[0x10], 1``) silently
   becomes RIP-relative with a meaningless displacement; :func:`find_rip_rewrites` spots it
   and says which bytes were meant;
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -98,6 +102,46 @@ def hex_literals(text: str) -> str:
     return "".join(out)
 
 
+#: The directives assembly text may use: those the checker (`directive_size`) understands --
+#: data, strings, zero fill, alignment, ``.set``/``.equ``, sections and symbol attributes.
+#: Everything else is refused, the directives that read files (``.incbin``, ``.include``) and
+#: the macro machinery that could spell them (``.macro``, ``.irp``, ``.rept``...) among them.
+ALLOWED_DIRECTIVES = frozenset(
+    [".byte", ".word", ".short", ".value", ".hword", ".2byte", ".long", ".int", ".4byte", ".quad", ".8byte",
+     ".ascii", ".asciz", ".string", ".zero", ".skip", ".space", ".align", ".balign", ".p2align",
+     ".set", ".equ", ".globl", ".global", ".local", ".type", ".size", ".text", ".data", ".section",
+     ".intel_syntax", ".att_syntax", ".code32", ".code64", ".file", ".ident"]
+)
+
+#: Address space of the child process that runs Keystone on untrusted text (MiB).
+UNTRUSTED_MEMORY_MB = 512
+
+# A name that starts with a dot, not inside a longer name or number (``main.bb0``, ``1.5``).
+_DOT_NAME = re.compile(r"(?<![\w.$@])(\.[A-Za-z_][\w.$@]*)")
+_DOT_LABEL = re.compile(r"(?<![\w.$@])(\.[A-Za-z_][\w.$@]*)\s*:")
+
+
+def check_directives(text: str) -> None:
+    """Refuse text that uses a directive outside `ALLOWED_DIRECTIVES`, naming the line.
+
+    The scan is deliberately blunt, so that no way of hiding a directive from it (a ``/* */``
+    comment, a quoted label, an odd line break) gets one past: every dot-name in the raw text,
+    comments and strings included, must be an allowed directive, a label the text defines
+    (``.Lloop:``), or a section name after ``.section``.
+    """
+    labels = {m.group(1) for m in _DOT_LABEL.finditer(text)}
+    for number, line in enumerate(text.splitlines(), start=1):
+        for statement in line.split(";"):
+            names = [m.group(1) for m in _DOT_NAME.finditer(statement)]
+            if names and names[0].lower() == ".section":
+                names = names[:1]
+            for name in names:
+                if name.lower() not in ALLOWED_DIRECTIVES and name not in labels:
+                    raise AssemblerError(
+                        f"line {number}: directive '{name}' is not allowed (gctoy assembles only data, "
+                        "string, fill, alignment, symbol and section directives; none that reads files)")
+
+
 def _keystone(arch: str, syntax: str) -> keystone.Ks:
     """A Keystone instance for one architecture and syntax."""
     if arch not in ARCHES:
@@ -119,6 +163,7 @@ def assemble(
     check: bool = False,
 ) -> bytes:
     """Assemble trusted text (text gctoy generated) in-process; optionally check it with Capstone."""
+    check_directives(text)
     ks = _keystone(arch, syntax)
     try:
         encoding, _count = ks.asm(hex_literals(text), base)
@@ -131,21 +176,36 @@ def assemble(
 
 
 # The child reads one JSON request on stdin and answers one JSON object on stdout. It imports
-# only keystone, so a hang or a crash inside Keystone takes nothing else down with it.
+# only keystone, so a hang or a crash inside Keystone takes nothing else down with it. Before
+# assembling it limits its own address space (a ".skip 0x7fffffff" would otherwise take GBs) and
+# its open files to the three it has, so that Keystone cannot open any file even if a directive
+# got past `check_directives`.
 _CHILD = r"""
-import json, sys
+import json, resource, sys
 import keystone as K
 req = json.load(sys.stdin)
 ks = K.Ks(K.KS_ARCH_X86, K.KS_MODE_64 if req["arch"] == "x86_64" else K.KS_MODE_32)
 if req["syntax"] == "att":
     ks.syntax = K.KS_OPT_SYNTAX_ATT
+limit = req["memory_mb"] << 20
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+resource.setrlimit(resource.RLIMIT_NOFILE, (3, 3))
 try:
     enc, _ = ks.asm(req["text"], req["base"])
     out = {"hex": bytes(enc or b"").hex()}
 except K.KsError as err:
     out = {"error": str(err)}
+except MemoryError:
+    out = {"memory": True}
 sys.stdout.write(json.dumps(out))
 """
+
+
+def _out_of_memory(memory_mb: int) -> AssemblerError:
+    """The error for a Keystone child that ran out of its address space."""
+    return AssemblerError(
+        f"Keystone ran out of its {memory_mb} MiB memory limit and was stopped "
+        "(a huge .zero/.skip/.space count or a very long text?)")
 
 
 def assemble_untrusted(
@@ -155,10 +215,17 @@ def assemble_untrusted(
     syntax: str = "intel",
     timeout: float = 5.0,
     check: bool = False,
+    memory_mb: int = UNTRUSTED_MEMORY_MB,
 ) -> bytes:
-    """Assemble user-typed text in a child process; a hang or crash becomes an AssemblerError."""
+    """Assemble user-typed text in a child process with ``timeout`` seconds and ``memory_mb`` MiB.
+
+    Only `ALLOWED_DIRECTIVES` may appear; a hang, a crash or running out of memory becomes an
+    AssemblerError.
+    """
     _keystone(arch, syntax)  # validate the arguments here, with a clear message
-    request = json.dumps({"text": hex_literals(text), "arch": arch, "base": base, "syntax": syntax})
+    check_directives(text)
+    request = json.dumps({"text": hex_literals(text), "arch": arch, "base": base, "syntax": syntax,
+                          "memory_mb": memory_mb})
     try:
         proc = subprocess.run(
             [sys.executable, "-c", _CHILD],
@@ -173,12 +240,20 @@ def assemble_untrusted(
             "Keystone 0.9.2 loops forever on some malformed input (check the text for typos)"
         ) from None
     if proc.returncode != 0:
+        if "bad_alloc" in proc.stderr or "MemoryError" in proc.stderr:
+            raise _out_of_memory(memory_mb)
+        if proc.returncode < 0:
+            name = signal.Signals(-proc.returncode).name
+            raise AssemblerError(f"Keystone crashed while assembling ({name}; it may have exceeded "
+                                 f"its {memory_mb} MiB memory limit)")
         tail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
         raise AssemblerError(f"Keystone crashed while assembling: {tail[0]}")
     try:
         answer = json.loads(proc.stdout)
     except json.JSONDecodeError:
         raise AssemblerError("Keystone's child process gave no answer") from None
+    if answer.get("memory"):
+        raise _out_of_memory(memory_mb)
     if "error" in answer:
         raise AssemblerError(f"keystone rejected the assembly: {answer['error']}")
     code = bytes.fromhex(answer["hex"])
@@ -354,12 +429,15 @@ def find_rip_rewrites(
 
 
 __all__ = [
+    "ALLOWED_DIRECTIVES",
     "CANONICAL_NOPS",
+    "UNTRUSTED_MEMORY_MB",
     "DEFAULT_BASE",
     "Mismatch",
     "assemble",
     "assemble_untrusted",
     "check_assembly",
+    "check_directives",
     "compare_assembly",
     "find_rip_rewrites",
     "hex_literals",

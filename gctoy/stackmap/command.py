@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from ..errors import GCToyError
+from ..fileio import InputTooLarge, read_limited, write_stdout
 from .elf import SECTION_NAME, read_object
 from .readobj import format_file_header, format_stackmap
+
+#: The largest object file ``gctoy readobj`` reads (``llc`` objects are kilobytes).
+MAX_OBJECT_BYTES = 64 << 20
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -16,8 +19,10 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gctoy readobj",
         description="Print the LLVM stack map of ELF objects (like llvm-readobj --stackmap).",
+        epilog=f"Objects larger than {MAX_OBJECT_BYTES >> 20} MiB are refused.",
     )
-    p.add_argument("inputs", nargs="+", metavar="FILE", help="ELF object files (for example llc -filetype=obj output)")
+    p.add_argument("inputs", nargs="+", metavar="FILE",
+                   help="ELF object files (for example llc -filetype=obj output); '-' reads standard input")
     p.add_argument("--stackmap", "-stackmap", action="store_true", help="print the .llvm_stackmaps section")
     return p
 
@@ -28,9 +33,13 @@ def cmd_readobj(argv: list[str]) -> int:
     status = 0
     for name in args.inputs:
         try:
-            data = Path(name).read_bytes()
+            data = read_limited(name, MAX_OBJECT_BYTES)
         except OSError as e:
-            print(f"gctoy readobj: error: cannot read '{name}': {e.strerror}", file=sys.stderr)
+            print(f"gctoy readobj: error: cannot read '{name}': {e.strerror or e}", file=sys.stderr)
+            status = 1
+            continue
+        except InputTooLarge as e:
+            print(e, file=sys.stderr)
             status = 1
             continue
         try:
@@ -44,6 +53,6 @@ def cmd_readobj(argv: list[str]) -> int:
         if args.stackmap and found.section is None:
             # llvm-readobj prints only the file header then; say why on stderr.
             print(f"{name}: warning: no {SECTION_NAME} section", file=sys.stderr)
-        sys.stdout.write(header + text)
+        write_stdout(header + text)
     return status
 

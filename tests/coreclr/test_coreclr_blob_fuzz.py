@@ -104,7 +104,7 @@ def _method(rng: random.Random, version: int) -> MethodGCInfo:
     else:
         table, last = _full_table(rng, ebp_frame)
     size = last + rng.randrange(100) + hdr.epilog_size
-    epilogs = sorted(rng.randrange(size + 1) for _ in range(rng.randrange(5)))
+    epilogs = sorted(rng.randrange(size - hdr.epilog_size + 1) for _ in range(rng.randrange(5)))  # within the method
     lives, begin = [], 0
     for _ in range(rng.choice([0, 0, 1, 3, 6])):
         begin += rng.randrange(40)

@@ -195,8 +195,8 @@ def test_ebp_frame_call_site_args_are_esp_relative():
     info = _ebp_method(table=table)
     esp = 0x5000
     refs = gc_refs_at(info, 0x18, active_frame=False, esp=esp, ebp=EBP)
-    assert [(r.location, r.address, r.interior) for r in refs] == [
-        ("ESI", None, False), ("EDI", None, True), ("[ESP+00H]", esp, False), ("[ESP+08H]", esp + 8, True)]
+    assert [(r.location, r.address, r.interior) for r in refs] == [  # call-site registers: EDI, ESI, EBX, EBP
+        ("EDI", None, True), ("ESI", None, False), ("[ESP+00H]", esp, False), ("[ESP+08H]", esp + 8, True)]
     assert gc_refs_at(info, 0x19, active_frame=False) == []  # not a call site: a boring offset
     aborted = gc_refs_at(info, 0x18, active_frame=False, execution_aborted=True)
     assert _where(aborted) == ["ESI"]  # only `this`

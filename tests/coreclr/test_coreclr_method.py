@@ -303,7 +303,7 @@ def methods(draw, version: int):
     else:
         table, last = draw(full_tables(kind == "full-ebp"))
     size = last + draw(st.integers(0, 200)) + hdr.epilog_size
-    epilogs = sorted(draw(st.lists(st.integers(0, size), max_size=4)))
+    epilogs = sorted(draw(st.lists(st.integers(0, size - hdr.epilog_size), max_size=4)))  # within the method
     lives, begin = [], 0
     for _ in range(draw(st.integers(0, 5))):
         begin += draw(st.integers(0, 50))
