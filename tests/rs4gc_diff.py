@@ -29,31 +29,12 @@ from gctoy.ir import parse_module, print_module
 from gctoy.ir import instructions as I
 from gctoy.ir.types import IntType, PointerType, TokenType, VOID
 from gctoy.ir.values import ConstantInt, ConstantNull, Function, Undef
+from gctoy.passes import run
 from rs4gc_oracle import OracleError, facts_by_call, run_rs4gc
 
 PASS = "rewrite-statepoints-for-gc"
-MODULE = "gctoy.passes.rewrite_statepoints"
-
-
-def gctoy_pass_missing() -> str | None:
-    """Why gctoy's RS4GC cannot be run (None when it can)."""
-    try:
-        import importlib
-
-        importlib.import_module(MODULE)
-    except ImportError as e:
-        return f"gctoy's RewriteStatepointsForGC is not there yet ({MODULE}: {e})"
-    from gctoy.passes import REGISTRY
-
-    if PASS not in REGISTRY:
-        return f"gctoy.passes has no pass named '{PASS}'"
-    return None
-
-
 def gctoy_rs4gc(text: str) -> str:
     """gctoy's pass on ``text``, printed with typed pointers."""
-    from gctoy.passes import run
-
     m = parse_module(text, "<generated>")
     run(m, PASS)
     return print_module(m, opaque=False)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from gctoy.ir import parse_module, print_module
-from llvm_tools import LLVMTools, run_tool
+from gctoy.llvm_tools import LLVMTools, run_tool
 from random_ir import module_of_lines
 
 TARGET_RATIO = 15.0

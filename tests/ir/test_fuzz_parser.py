@@ -38,7 +38,7 @@ from gctoy.ir import parse_module, print_module
 from gctoy.ir.printer import uses_opaque_pointers
 from gctoy.ir.statepoint import convert_statepoints
 from gctoy.ir.verifier import check_module
-from llvm_tools import LLVMTools, run_opt
+from gctoy.llvm_tools import LLVMTools, run_opt
 
 HERE = Path(__file__).resolve().parent
 SOURCES = sorted(

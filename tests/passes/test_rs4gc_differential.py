@@ -22,7 +22,7 @@ import random
 import pytest
 
 from gcprog_gen import generate_function, module_of
-from rs4gc_diff import MODULE, check_batch, gctoy_pass_missing, report
+from rs4gc_diff import check_batch, report
 
 COUNT = int(os.environ.get("GCTOY_DIFF_COUNT", "500"))
 FIRST_SEED = int(os.environ.get("GCTOY_DIFF_SEED", "1"))
@@ -40,18 +40,9 @@ CASES = [(s, size_of(s)) for s in range(FIRST_SEED, FIRST_SEED + COUNT)]
 BATCHES = [CASES[i:i + BATCH] for i in range(0, len(CASES), BATCH)]
 
 
-@pytest.fixture(scope="module")
-def gctoy_rs4gc():
-    """Skips (with the reason) until gctoy has the pass."""
-    pytest.importorskip(MODULE, reason="gctoy's RewriteStatepointsForGC is not there yet")
-    reason = gctoy_pass_missing()
-    if reason:
-        pytest.skip(reason)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("batch", BATCHES, ids=[f"seeds{b[0][0]}-{b[-1][0]}" for b in BATCHES])
-def test_gctoy_rs4gc_relocates_what_llvm14_relocates(llvm14, gctoy_rs4gc, batch):
+def test_gctoy_rs4gc_relocates_what_llvm14_relocates(llvm14, batch):
     failures = check_batch(llvm14.opt, batch, generate_function, module_of)
     if not failures:
         return
