@@ -1,0 +1,46 @@
+"""Counting the work gctoy does, in place of timing it: Python line events in gctoy's own files.
+
+The count is deterministic (the same code on the same input gives the same number on any
+machine, however busy), so tests can assert how work grows with the input, e.g. that each
+doubling of a function at most doubles-and-a-bit the lines executed (quadratic work shows ~4x).
+Speed itself is measured by the scripts in bench/.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import gctoy
+
+T = TypeVar("T")
+GCTOY_DIR = str(Path(gctoy.__file__).resolve().parent)
+
+
+def count_lines(fn: Callable[[], T], under: str = GCTOY_DIR) -> tuple[T, int]:
+    """``fn()``'s result and how many lines of Python in files under ``under`` it executed."""
+    count = 0
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    def calls(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename.startswith(under) else None
+
+    previous = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        result = fn()
+    finally:
+        sys.settrace(previous)
+    return result, count
+
+
+def growth(counts: list[int]) -> list[float]:
+    """The factor from each count to the next (for inputs that double in size: ~2 is linear)."""
+    return [b / a for a, b in zip(counts, counts[1:])]
