@@ -183,6 +183,9 @@ def forget_one_pointer(module) -> int:
 def test_a_forgotten_root_is_caught(lli):
     seeds = SEEDS[:12]
     oracle = run_lli_batch([generate_program(s, size_of(s)) for s in seeds], lli)
+    healthy = Runtime(load_compiled(lower_for_shadow_stack(rs4gc(batch_text(seeds)))), stress=True, verify=True,
+                      semispace_size=SEMISPACE)
+    assert [o.output for o in run_entries(healthy, len(seeds))] == oracle  # unmutated, the same runs are right
     module = rs4gc(batch_text(seeds))
     assert forget_one_pointer(module) > 0
     lower_for_shadow_stack(module)
