@@ -303,4 +303,7 @@ main() {
     esac
 }
 
-main "$@"
+# Sourcing the file (as tests/test_run_sh.py does) defines the functions without running anything.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main "$@"
+fi

@@ -16,10 +16,10 @@ from gctoy.ir.intrinsics import is_relocate_name
 from gctoy.ir.statepoint import GCRelocate, Statepoint, token_statepoint
 from gctoy.ir.types import I1
 from gctoy.ir.values import ConstantInt
+from gctoy.llvm_tools import run_opt
 from gctoy.passes import run
 from gctoy.passes.verify_safepoints import BaseKind, base_kind, find_unrelocated_uses
 import gcprog_gen
-from gctoy.llvm_tools import run_opt
 
 CORPUS = Path(__file__).resolve().parent.parent / "ir" / "corpus"
 P8 = "i8 addrspace(1)*"
