@@ -20,7 +20,6 @@ and both outputs.
 from __future__ import annotations
 
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -33,6 +32,8 @@ from gctoy.passes import run
 from rs4gc_oracle import OracleError, facts_by_call, run_rs4gc
 
 PASS = "rewrite-statepoints-for-gc"
+#: candidates the shrinker tries at most (each is one or two runs of opt)
+SHRINK_TRIES = 400
 def gctoy_rs4gc(text: str) -> str:
     """gctoy's pass on ``text``, printed with typed pointers."""
     m = parse_module(text, "<generated>")
@@ -280,12 +281,12 @@ def _only_function(m) -> Function:
     return fn
 
 
-def shrink(opt: str | Path, text: str, kind: str, budget_s: float = 90.0) -> str:
-    """A smaller module on which ``check_one`` still reports ``kind`` (greedy, within ``budget_s``)."""
-    deadline = time.monotonic() + budget_s
+def shrink(opt: str | Path, text: str, kind: str, tries: int = SHRINK_TRIES) -> str:
+    """A smaller module on which ``check_one`` still reports ``kind`` (greedy, at most ``tries`` candidates;
+    a budget of attempts rather than of seconds, so that the same failure always shrinks the same way)."""
     cur = text
     i = 0
-    while time.monotonic() < deadline:
+    while tries > 0:
         edits = _edits(_only_function(parse_module(cur)))
         if i >= len(edits):
             break
@@ -296,6 +297,7 @@ def shrink(opt: str | Path, text: str, kind: str, budget_s: float = 90.0) -> str
         except Exception:  # noqa: BLE001 - an edit that does not apply is skipped
             i += 1
             continue
+        tries -= 1
         if opt_valid(opt, cand):
             try:
                 same = check_one(opt, cand).kind == kind
@@ -322,9 +324,9 @@ def _function_text(module_text: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def report(opt: str | Path, failure: Failure, budget_s: float = 90.0) -> str:
+def report(opt: str | Path, failure: Failure, tries: int = SHRINK_TRIES) -> str:
     """The reduced reproducer of a failure, with both outputs and what differs."""
-    small = shrink(opt, failure.source, failure.outcome.kind, budget_s)
+    small = shrink(opt, failure.source, failure.outcome.kind, tries)
     outcome = check_one(opt, small)
     parts = [
         f"generated function seed={failure.seed} size={failure.size}: {failure.outcome.kind}",
