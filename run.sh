@@ -10,10 +10,12 @@
 #   ./run.sh setup                        only the setup
 #
 # Setup, done each time and quick when nothing changed:
-#   1. Debian packages: graphviz (`dot`), llvm-14 and llvm (`opt`, `llc`, `llvm-readobj`), and
+#   1. Debian packages: graphviz (`dot`), llvm-14 and llvm (`opt`, `llc`, `llvm-readobj`, `lli`), and
 #      llvm-19 if it can be had (optional). Installed with apt-get when we are root or have
 #      passwordless sudo; otherwise a message says what is missing. GCTOY_NO_APT=1 skips this step.
 #      Also chromium (optional): the browser tests of the HTML book's widgets.
+#      With GCTOY_REQUIRE_ORACLES=1 (as in CI) nothing is optional: a tool that cannot be installed
+#      is an error here, and a test that would be skipped for a missing tool or reference data fails.
 #   2. A virtual environment in .venv with `pip install -e '.[test,book]'`, re-run only when
 #      pyproject.toml changes.
 #   3. For `html` only: the book's JavaScript (require.js, the ipywidgets HTML manager, MathJax),
@@ -64,10 +66,10 @@ apt_install() {
         apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# True when LLVM release $1 has opt, llc and llvm-readobj in Debian's versioned directory.
+# True when LLVM release $1 has opt, llc, llvm-readobj and lli in Debian's versioned directory.
 have_llvm() {
     local v="$1" tool
-    for tool in opt llc llvm-readobj; do
+    for tool in opt llc llvm-readobj lli; do
         [ -x "/usr/lib/llvm-$v/bin/$tool" ] || return 1
     done
 }
@@ -83,6 +85,18 @@ have_unversioned_llvm() {
     done
 }
 
+oracles_required() {
+    [ "${GCTOY_REQUIRE_ORACLES:-0}" = "1" ]
+}
+
+# A tool that could not be had: an error when the oracles are required, else a warning.
+missing_tool() {
+    if oracles_required; then
+        die "$1 (GCTOY_REQUIRE_ORACLES=1: the tests that need it would fail)"
+    fi
+    say "warning: $1; the tests that need it will be skipped"
+}
+
 setup_system() {
     if [ "${GCTOY_NO_APT:-0}" = "1" ]; then
         return 0
@@ -92,7 +106,7 @@ setup_system() {
         needed+=(graphviz); missing+=("dot (Graphviz)")
     fi
     if ! have_llvm 14; then
-        needed+=(llvm-14); missing+=("opt/llc/llvm-readobj of LLVM 14")
+        needed+=(llvm-14); missing+=("opt/llc/llvm-readobj/lli of LLVM 14")
     fi
     if ! have_unversioned_llvm; then
         needed+=(llvm); missing+=("opt/llc/llvm-readobj on PATH")
@@ -109,19 +123,26 @@ setup_system() {
     if apt_usable; then
         if [ "${#needed[@]}" -gt 0 ]; then
             if ! apt_install "${needed[@]}"; then
-                say "warning: could not install ${needed[*]}; tests that need them will be skipped"
+                missing_tool "could not install ${needed[*]}"
             fi
         fi
         if [ "$want_llvm19" -eq 1 ]; then
             if ! apt_install llvm-19; then
-                say "warning: llvm-19 could not be installed; the LLVM 19 (opaque pointer) differential tests will be skipped"
+                missing_tool "llvm-19 could not be installed (the LLVM 19, opaque pointer, differential tests)"
             fi
         fi
         if [ "$want_chromium" -eq 1 ]; then
             if ! apt_install chromium; then
-                say "warning: chromium could not be installed; the browser tests of the HTML book will be skipped"
+                missing_tool "chromium could not be installed (the browser tests of the HTML book)"
             fi
         fi
+    elif oracles_required; then
+        local list all=("${missing[@]}")
+        [ "$want_llvm19" -eq 0 ] || all+=("LLVM 19")
+        [ "$want_chromium" -eq 0 ] || all+=("Chromium")
+        list="$(printf '%s, ' "${all[@]}")"
+        die "missing: ${list%, }, and apt-get cannot be used here (GCTOY_REQUIRE_ORACLES=1: the tests that need them would fail)." \
+            "Install: sudo apt-get install ${needed[*]} llvm-19 chromium"
     elif [ "${#needed[@]}" -gt 0 ]; then
         local list
         list="$(printf '%s, ' "${missing[@]}")"
@@ -282,4 +303,7 @@ main() {
     esac
 }
 
-main "$@"
+# Sourcing the file (as tests/test_run_sh.py does) defines the functions without running anything.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main "$@"
+fi

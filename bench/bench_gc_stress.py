@@ -30,7 +30,7 @@ from gctoy.ir import parse_module  # noqa: E402
 from gctoy.passes import run as run_pass  # noqa: E402
 from gctoy.runtime.elfload import load_object  # noqa: E402
 from gctoy.runtime.run import Runtime, load_compiled  # noqa: E402
-from llvm_tools import find_llvm  # noqa: E402
+from gctoy.llvm_tools import find_llvm  # noqa: E402
 from runnable_gen import generate_program  # noqa: E402
 
 TARGET_COLLECTIONS = 10_000

@@ -30,7 +30,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from gctoy.ir import parse_module, print_module  # noqa: E402
 from gctoy.ir.verifier import check_module  # noqa: E402
-from llvm_tools import find_llvm  # noqa: E402
+from gctoy.llvm_tools import find_llvm  # noqa: E402
 from random_ir import module_of_lines  # noqa: E402
 
 SIZES = (12_500, 25_000, 50_000)

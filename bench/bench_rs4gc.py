@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from gcprog_gen import generate  # noqa: E402
-from llvm_tools import find_llvm  # noqa: E402
+from gctoy.llvm_tools import find_llvm  # noqa: E402
 
 SIZES = (2_000, 4_000, 8_000, 16_000, 32_000)
 TARGET_RATIO = 20.0

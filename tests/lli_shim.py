@@ -15,10 +15,10 @@ are ordinary pointers to ``lli``, and nothing ever moves or is freed. The shim:
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
+from gctoy.llvm_tools import find_lli
 from runnable_gen import ABI_DECLS, combine_programs
 
 SHIM = r"""
@@ -72,14 +72,6 @@ class LliError(Exception):
     """lli failed or printed something that is not the shim's protocol."""
 
 
-def find_lli() -> Path | None:
-    """LLVM 14's lli: Debian's versioned directory, then lli-14 on PATH."""
-    for candidate in (Path("/usr/lib/llvm-14/bin/lli"), shutil.which("lli-14")):
-        if candidate and Path(candidate).is_file():
-            return Path(candidate)
-    return None
-
-
 def batch_module(programs: list[str]) -> str:
     """The shim, every program (functions renamed ``@pK_...``) and an entry running them in order."""
     prefixes = [f"p{k}_" for k in range(len(programs))]
@@ -115,9 +107,10 @@ def parse_output(stdout: str, count: int) -> list[tuple[list[int], int]]:
 
 def run_lli_batch(programs: list[str], lli: Path | str | None = None, timeout: float = 120) -> list[tuple[list[int], int]]:
     """(printed, result) of each program, all run by one lli process."""
-    lli = lli or find_lli()
     if lli is None:
-        raise LliError("lli of LLVM 14 not found (apt-get install llvm-14)")
+        lli, reason = find_lli(14)
+        if lli is None:
+            raise LliError(reason)
     r = subprocess.run([str(lli), "--entry-function=main", "-"], input=batch_module(programs),
                        capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:

@@ -27,7 +27,6 @@ and both outputs.
 from __future__ import annotations
 
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -37,31 +36,16 @@ from gctoy.ir.printer import uses_opaque_pointers
 from gctoy.ir import instructions as I
 from gctoy.ir.types import IntType, PointerType, TokenType, VOID
 from gctoy.ir.values import ConstantInt, ConstantNull, Function, Undef
+from gctoy.passes import run
 from rs4gc_oracle import OracleError, facts_by_call, run_rs4gc
 
 PASS = "rewrite-statepoints-for-gc"
-MODULE = "gctoy.passes.rewrite_statepoints"
-
-
-def gctoy_pass_missing() -> str | None:
-    """Why gctoy's RS4GC cannot be run (None when it can)."""
-    try:
-        import importlib
-
-        importlib.import_module(MODULE)
-    except ImportError as e:
-        return f"gctoy's RewriteStatepointsForGC is not there yet ({MODULE}: {e})"
-    from gctoy.passes import REGISTRY
-
-    if PASS not in REGISTRY:
-        return f"gctoy.passes has no pass named '{PASS}'"
-    return None
+#: candidates the shrinker tries at most (each is one or two runs of opt)
+SHRINK_TRIES = 400
 
 
 def gctoy_rs4gc(text: str, options: str = "") -> str:
     """gctoy's pass (with ``options``) on ``text``, printed in the pointer style of ``text`` (typed or ``ptr``)."""
-    from gctoy.passes import run
-
     m = parse_module(text, "<generated>")
     opaque = uses_opaque_pointers(m)
     run(m, f"{PASS}<{options}>" if options else PASS)
@@ -346,14 +330,14 @@ def _only_function(m) -> Function:
     return fn
 
 
-def shrink(oracle: Oracle | str | Path, text: str, kind: str, budget_s: float = 90.0) -> str:
-    """A smaller module on which ``check_one`` still reports ``kind`` (greedy, within ``budget_s``)."""
+def shrink(oracle: Oracle | str | Path, text: str, kind: str, tries: int = SHRINK_TRIES) -> str:
+    """A smaller module on which ``check_one`` still reports ``kind`` (greedy, at most ``tries`` candidates;
+    a budget of attempts rather than of seconds, so that the same failure always shrinks the same way)."""
     oracle = as_oracle(oracle)
     opt = oracle.opt
-    deadline = time.monotonic() + budget_s
     cur = text
     i = 0
-    while time.monotonic() < deadline:
+    while tries > 0:
         edits = _edits(_only_function(parse_module(cur)))
         if i >= len(edits):
             break
@@ -364,6 +348,7 @@ def shrink(oracle: Oracle | str | Path, text: str, kind: str, budget_s: float = 
         except Exception:  # noqa: BLE001 - an edit that does not apply is skipped
             i += 1
             continue
+        tries -= 1
         if opt_valid(opt, cand):
             try:
                 same = check_one(oracle, cand).kind == kind
@@ -390,10 +375,10 @@ def _function_text(module_text: str) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def report(oracle: Oracle | str | Path, failure: Failure, budget_s: float = 90.0) -> str:
+def report(oracle: Oracle | str | Path, failure: Failure, tries: int = SHRINK_TRIES) -> str:
     """The reduced reproducer of a failure, with both outputs and what differs."""
     oracle = as_oracle(oracle)
-    small = shrink(oracle, failure.source, failure.outcome.kind, budget_s)
+    small = shrink(oracle, failure.source, failure.outcome.kind, tries)
     outcome = check_one(oracle, small)
     parts = [
         f"generated function seed={failure.seed} size={failure.size}: {failure.outcome.kind}",

@@ -21,7 +21,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SeedBlock", "extract_llvm_blocks"]
+__all__ = ["SEED_TEXT", "SeedBlock", "extract_llvm_blocks", "read_stored_block", "stored_blocks"]
+
+#: the seeds' llvm blocks kept in the repository, one file each (``seedNNN_LINE.ll``), so that the
+#: tests that use them run on any clone; each starts with three header lines naming the seed file,
+#: the line of its ``.. code-block:: llvm`` directive and the section, then the block verbatim
+SEED_TEXT = Path(__file__).resolve().parent / "seed_text"
+_HEADER = re.compile(r"; seed: (?P<file>\S+)\n; line: (?P<line>\d+)\n; section: (?P<section>[^\n]+)\n")
 
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+code-block::[ \t]*(?P<lang>\S+)[ \t]*$")
 _OPTION = re.compile(r"^[ \t]*:[A-Za-z-]+:")
@@ -155,4 +161,23 @@ def extract_llvm_blocks(rst_path: str | Path) -> list[SeedBlock]:
         else:
             body = _flattened_body(lines, first)
         blocks.append(SeedBlock(file=path.name, line=index + 1, text="\n".join(body) + "\n"))
+    return blocks
+
+
+def read_stored_block(path: str | Path) -> tuple[SeedBlock, str]:
+    """One stored block (``tests/seed_text/seedNNN_LINE.ll``) and the seed section it comes from."""
+    text = Path(path).read_text(encoding="utf-8")
+    header = _HEADER.match(text)
+    if header is None:
+        raise ValueError(f"{path}: the three header lines (seed, line, section) are missing")
+    block = SeedBlock(file=header.group("file"), line=int(header.group("line")), text=text[header.end():])
+    return block, header.group("section")
+
+
+def stored_blocks() -> dict[tuple[str, int], SeedBlock]:
+    """Every stored seed block, by (seed number such as "000", directive line)."""
+    blocks = {}
+    for path in sorted(SEED_TEXT.glob("seed*_*.ll")):
+        block, _ = read_stored_block(path)
+        blocks[block.file[:3], block.line] = block
     return blocks

@@ -27,3 +27,21 @@ def test_gcinfo_bench_prints_every_encoding():
     for name in ("EBP, partial", "EBP-less, partial", "EBP, full", "EBP-less, full", "growth per doubling"):
         assert name in out
     assert "ratio (time per byte, GC info / stack map)" in out
+
+
+def test_analysis_bench_compares_with_the_walk():
+    out = _run("bench_analysis.py", "--sizes", "40,80", "--repeat", "1")
+    assert "multiple of the reference walk" in out and "growth factor per doubling" in out
+    assert len([line for line in out.splitlines() if line.startswith(("PASS ", "FAIL "))]) == 2
+
+
+def test_emu_bench_compares_with_the_python_counter():
+    out = _run("bench_emu.py", "--iterations", "20000", "--repeat", "1")
+    assert "Python block-hook counter (ref.)" in out
+    assert "x the Python counter" in out and "of its rate" in out
+
+
+def test_gcinfo_fuzz_bench_compares_mutated_with_valid_input():
+    out = _run("bench_gcinfo_fuzz.py", "--blobs", "200", "--repeat", "1")
+    for name in ("whole-method blobs", "EBP-less pointer tables"):
+        assert f"{name}: mutated input is" in out

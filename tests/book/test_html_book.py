@@ -23,6 +23,7 @@ import pytest
 
 from gctoy import book
 from gctoy.book import BookError, BuildReport
+from oracles import CHROMIUM, skip_missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BOOK_DIR = REPO_ROOT / "book"
@@ -164,15 +165,14 @@ def _chromium_path() -> str | None:
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium under Playwright (no `playwright install`)."""
-    sync_api = pytest.importorskip(
-        "playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')"
-    )
+    from playwright import sync_api  # part of the [test] extra
+
     executable = _chromium_path()
     if executable is None:
         configured = os.environ.get("GCTOY_CHROMIUM")
         if configured:
-            pytest.skip(f"GCTOY_CHROMIUM={configured} is not a file")
-        pytest.skip("no Chromium found (Debian: apt-get install chromium; or set GCTOY_CHROMIUM)")
+            skip_missing(CHROMIUM, f"GCTOY_CHROMIUM={configured} is not a file")
+        skip_missing(CHROMIUM, "no Chromium found (Debian: apt-get install chromium; or set GCTOY_CHROMIUM)")
     with sync_api.sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield instance

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llvm_tools import LLVMTools, run_opt
+from gctoy.llvm_tools import LLVMTools, run_opt
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "ir" / "corpus"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from codegen_programs import PROGRAMS  # noqa: E402
 from gctoy.codegen import CodegenError, compile, compile_module  # noqa: E402
 from gctoy.emu import Machine  # noqa: E402
+from gctoy.llvm_tools import find_lli  # noqa: E402
 from gctoy.ir import parse_module  # noqa: E402
+from oracles import LLI14, skip_missing  # noqa: E402
 
 LLI_SHIM = """
 @.gctoy_fmt = private constant [6 x i8] c"%lld\\0A\\00"
@@ -37,11 +38,11 @@ define i32 @main() {
 
 
 def _lli_path() -> str:
-    for name in ("lli-14", "/usr/lib/llvm-14/bin/lli", "lli"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip("LLVM 14 lli not installed (apt-get install llvm-14)")
+    """LLVM 14's lli (an unversioned lli of another release does not count)."""
+    path, reason = find_lli(14)
+    if path is None:
+        skip_missing(LLI14, reason)
+    return str(path)
 
 
 def run_with_lli(text: str) -> list[str]:

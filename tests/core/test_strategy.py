@@ -21,7 +21,7 @@ from gctoy.strategy import (
     strategy_of,
     unregister_strategy,
 )
-from llvm_tools import run_tool
+from gctoy.llvm_tools import run_tool
 
 LLVM_BUILTINS = ("shadow-stack", "statepoint-example", "coreclr", "erlang", "ocaml")
 

@@ -1,4 +1,5 @@
-"""Random and mutated whole-method blobs: decoding raises only `DecodeError` (with an offset), never hangs.
+"""Random and mutated whole-method blobs: decoding raises only `DecodeError` (with an offset), and its work per
+byte stays bounded (counted in lines of gctoy on a sample of the blobs, tests/op_count.py).
 
 CI runs 100,000 blobs; ``GCTOY_FUZZ_COUNT`` scales the number. Blobs that decode must also print
 (gcdump), answer `gc_refs_at` at a few offsets, and keep their meaning through re-encoding.
@@ -9,7 +10,6 @@ from __future__ import annotations
 import importlib
 import os
 import random
-import time
 
 from gctoy.coreclr.codecs import GCInfoEncodeError
 from gctoy.coreclr.gcdump import gcdump
@@ -19,9 +19,12 @@ from gctoy.coreclr.info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from gctoy.coreclr.method import MethodGCInfo, decode, encode
 from gctoy.errors import DecodeError
 from blob_mutation import mutate as _shared_mutate
+from op_count import WorkPerByte
 
 BLOBS = int(os.environ.get("GCTOY_FUZZ_COUNT", "100000"))
 DEEP_EVERY = 97  # every so many decodable blobs also go through gcdump, gc_refs_at and re-encoding
+WORK_SAMPLE_EVERY = 25  # every so many blobs, the lines of gctoy that decoding runs are counted
+WORK_PER_BYTE = 250  # the most lines per byte (measured: at most ~55)
 
 full = importlib.import_module("gctoy.coreclr.ptrtab_full")
 ebp_tab = importlib.import_module("gctoy.coreclr.ptrtab_ebp")
@@ -160,7 +163,7 @@ def test_fuzz_whole_blobs_only_decode_errors():
     rng = random.Random(0x5EED_0005)
     corpus = _corpus(rng)
     counts = {"ok": 0, "error": 0}
-    start = time.perf_counter()
+    work = WorkPerByte(every=WORK_SAMPLE_EVERY)
     for i in range(BLOBS):
         version, legacy, seed = rng.choice(corpus)
         if i % 4 == 0:
@@ -168,18 +171,24 @@ def test_fuzz_whole_blobs_only_decode_errors():
             version, legacy = rng.choice(VERSIONS), rng.random() < 0.2
         else:
             data = _mutate(rng, seed)
-        try:
-            info = decode(data, version, legacy=legacy)
-        except DecodeError as e:
-            assert 0 <= e.offset <= len(data), (data.hex(), e)
+        info = work.run(i, data, lambda: _decode_or_error(data, version, legacy))
+        if info is None:
             counts["error"] += 1
             continue
         counts["ok"] += 1
         if counts["ok"] % DEEP_EVERY == 0:
             _deep(data, version, legacy, info)
-    elapsed = time.perf_counter() - start
     assert counts["ok"] > BLOBS // 50 and counts["error"] > BLOBS // 4, counts
-    assert elapsed < 120, f"{BLOBS} blobs took {elapsed:.1f}s"
+    assert work.worst <= WORK_PER_BYTE, work.describe()
+
+
+def _decode_or_error(data: bytes, version: int, legacy: bool) -> MethodGCInfo | None:
+    """The decoded blob, or None when it raises `DecodeError` (whose offset must lie in the blob)."""
+    try:
+        return decode(data, version, legacy=legacy)
+    except DecodeError as e:
+        assert 0 <= e.offset <= len(data), (data.hex(), e)
+        return None
 
 
 def test_every_corpus_blob_round_trips():

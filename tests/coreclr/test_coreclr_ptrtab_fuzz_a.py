@@ -1,22 +1,25 @@
-"""Random and mutated fully interruptible and EBP-frame pointer tables: only DecodeError, no hang.
+"""Random and mutated fully interruptible and EBP-frame pointer tables: only DecodeError, bounded work.
 
 ``GCTOY_FUZZ_COUNT`` sets the number of blobs per table kind (default 30,000 each, about 2 s
-per kind on one core). Blobs that decode must re-encode to a table that decodes back the same.
+per kind on one core). Blobs that decode must re-encode to a table that decodes back the same. On a
+sample of the blobs the lines of gctoy run are counted (tests/op_count.py): the work per byte stays bounded.
 """
 
 from __future__ import annotations
 
 import os
 import random
-import time
 
 from gctoy.coreclr import ptrtab_ebp, ptrtab_full
 from gctoy.coreclr.codecs import GCInfoEncodeError
 from gctoy.coreclr.header import InfoHdr
 from gctoy.errors import DecodeError
 from blob_mutation import mutate as _shared_mutate
+from op_count import WorkPerByte
 
 COUNT = int(os.environ.get("GCTOY_FUZZ_COUNT", "30000"))
+WORK_SAMPLE_EVERY = 25
+WORK_PER_BYTE = 250
 FULL_HDRS = (InfoHdr(interruptible=True), InfoHdr(interruptible=True, ebp_frame=True, ebp_saved=True))
 EBP_HDR = InfoHdr(ebp_frame=True, ebp_saved=True)
 REGS = ("EAX", "ECX", "EDX", "EBX", "EBP", "ESI", "EDI")
@@ -131,20 +134,23 @@ def _check_ebp(blob: bytes, rng: random.Random) -> bool:
 def test_fuzz_fully_interruptible_table():
     rng = random.Random(0x5EED_00A1)
     corpus = [ptrtab_full.encode_table(_full_table(rng), rng.choice(FULL_HDRS)) for _ in range(300)]
-    start = time.perf_counter()
+    work = WorkPerByte(every=WORK_SAMPLE_EVERY)
     decoded = 0
     for i in range(COUNT):
-        decoded += _check_full(_blob(rng, corpus), rng.choice(FULL_HDRS), rng)
-        assert time.perf_counter() - start < 60, f"fuzzing stalled after {i} blobs"
+        blob = _blob(rng, corpus)
+        hdr = rng.choice(FULL_HDRS)
+        decoded += work.run(i, blob, lambda: _check_full(blob, hdr, rng))
     assert COUNT // 20 < decoded < COUNT - COUNT // 20  # both outcomes happen in bulk
+    assert work.worst <= WORK_PER_BYTE, work.describe()
 
 
 def test_fuzz_ebp_frame_table():
     rng = random.Random(0x5EED_00A2)
     corpus = [ptrtab_ebp.encode_table(_ebp_table(rng), EBP_HDR) for _ in range(300)]
-    start = time.perf_counter()
+    work = WorkPerByte(every=WORK_SAMPLE_EVERY)
     decoded = 0
     for i in range(COUNT):
-        decoded += _check_ebp(_blob(rng, corpus), rng)
-        assert time.perf_counter() - start < 60, f"fuzzing stalled after {i} blobs"
+        blob = _blob(rng, corpus)
+        decoded += work.run(i, blob, lambda: _check_ebp(blob, rng))
     assert COUNT // 20 < decoded < COUNT - COUNT // 20
+    assert work.worst <= WORK_PER_BYTE, work.describe()

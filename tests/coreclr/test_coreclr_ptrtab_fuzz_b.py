@@ -1,19 +1,25 @@
-"""Random and mutated EBP-less pointer tables: decoding and scanning raise only `DecodeError`, never hang."""
+"""Random and mutated EBP-less pointer tables: decoding and scanning raise only `DecodeError`, and their work
+per byte stays bounded (lines of gctoy counted on a sample of the blobs, tests/op_count.py)."""
 
 from __future__ import annotations
 
 import os
 import random
-import time
 
 from gctoy.coreclr.header import InfoHdr
 from gctoy.coreclr.ptrtab_esp import CALLEE_SAVED, Call, EspTable, Kill, Pop, Push, ThisReg, canonical
-from gctoy.coreclr.ptrtab_esp import decode_table, encode_table, scan
+from gctoy.coreclr.ptrtab_esp import MAX_PENDING, decode_table, encode_table, scan
 from gctoy.coreclr.tables import CALL_PATTERN_TABLE
 from gctoy.errors import DecodeError
 from blob_mutation import mutate as _shared_mutate
+from op_count import WorkPerByte
 
 BLOBS = int(os.environ.get("GCTOY_FUZZ_COUNT", "30000"))
+WORK_SAMPLE_EVERY = 25
+# A large push entry of two bytes stands for many pushes, up to MAX_PENDING pending DWORDs in all,
+# so a blob's work is allowed per byte plus MAX_PENDING (measured: at most ~2 lines per unit; one
+# line per pending DWORD scanned again and again, a quadratic walk, would exceed it by far).
+WORK_PER_BYTE = 40
 HDR = InfoHdr()
 #: Bytes that start entries of every kind, so that random blobs reach the deep paths.
 OPCODES = (0x00, 0x1F, 0x20, 0x21, 0x40, 0x45, 0x51, 0x6F, 0x7F, 0x80, 0xCF, 0xD5, 0xE3, 0xF0, 0xF1,
@@ -60,34 +66,40 @@ def test_fuzz_only_decode_errors():
     rng = random.Random(0x5EED_E5B)
     corpus = [encode_table(random_table(rng), HDR) for _ in range(300)]
     counts = {"ok": 0, "error": 0}
+    work = WorkPerByte(every=WORK_SAMPLE_EVERY)
     for i in range(BLOBS):
-        start = time.perf_counter()
         if i % 2:
             blob = mutate(rng, rng.choice(corpus))
         else:
             blob = bytes(rng.choice([rng.randrange(256), rng.choice(OPCODES)]) for _ in range(rng.randint(0, 20)))
+        counts[work.run(i, blob, lambda: _check(blob, i, rng), output_size=lambda _: MAX_PENDING)] += 1
+    # Both outcomes are exercised in bulk, and no blob makes decoding or scanning work long per byte.
+    assert counts["ok"] > BLOBS // 10 and counts["error"] > BLOBS // 10, counts
+    assert work.worst <= WORK_PER_BYTE, work.describe()
+
+
+def _check(blob: bytes, i: int, rng: random.Random) -> str:
+    """Decode and scan ``blob`` (the ``i``-th input): "ok" or "error" for decoding."""
+    outcome = "ok"
+    try:
+        table, entries, end = decode_table(blob, 0, HDR)
+    except DecodeError as e:
+        assert 0 <= e.offset <= len(blob)
+        outcome = "error"
+    else:
+        assert 0 < end <= len(blob) and blob[end - 1] == 0xFF and entries[-1].end == end
+        if i % 8 == 1:  # whatever decodes is a valid description, already canonical
+            assert canonical(table) == table
+            assert decode_table(encode_table(table, HDR), 0, HDR)[0] == table
+    for strict in (False, True):
         try:
-            table, entries, end = decode_table(blob, 0, HDR)
+            state = scan(blob, 0, HDR, rng.choice([0, 1, 7, 13, 40, 0x1000, rng.randrange(1 << 32)]),
+                         strict=strict)
         except DecodeError as e:
             assert 0 <= e.offset <= len(blob)
-            counts["error"] += 1
         else:
-            assert 0 < end <= len(blob) and blob[end - 1] == 0xFF and entries[-1].end == end
-            counts["ok"] += 1
-            if i % 8 == 1:  # whatever decodes is a valid description, already canonical
-                assert canonical(table) == table
-                assert decode_table(encode_table(table, HDR), 0, HDR)[0] == table
-        for strict in (False, True):
-            try:
-                state = scan(blob, 0, HDR, rng.choice([0, 1, 7, 13, 40, 0x1000, rng.randrange(1 << 32)]),
-                             strict=strict)
-            except DecodeError as e:
-                assert 0 <= e.offset <= len(blob)
-            else:
-                assert state.pushed_bytes >= 0
-        assert time.perf_counter() - start < 2, f"blob {i} took too long: {blob.hex()}"
-    # Both outcomes are exercised in bulk.
-    assert counts["ok"] > BLOBS // 10 and counts["error"] > BLOBS // 10, counts
+            assert state.pushed_bytes >= 0
+    return outcome
 
 
 def _regs(mask: int) -> tuple[str, ...]:

@@ -9,18 +9,41 @@ from pathlib import Path
 import pytest
 
 from gctoy.coreclr import gen_tables, tables
+from oracles import CORECLR_TABLES, skip_missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+#: the tables tables.py is generated from, copied from CoreCLR's extracted tables (see its "_sources")
+TABLES_COPY = Path(__file__).resolve().parent / "data" / "coreclr_tables.json"
+
+
 @pytest.fixture(scope="module")
 def tables_json() -> dict:
-    """../shared/reference/coreclr/tables.json beside the repository ($GCTOY_CORECLR_TABLES overrides)."""
+    """The repository's copy of CoreCLR's tables (tests/coreclr/data/coreclr_tables.json)."""
+    return json.loads(TABLES_COPY.read_text(encoding="utf-8"))
+
+
+def test_copy_equals_the_reference_tables(tables_json):
+    """The copy is CoreCLR's extracted tables, unchanged: ../shared/reference/coreclr/tables.json
+    beside the repository, or $GCTOY_CORECLR_TABLES."""
     configured = os.environ.get("GCTOY_CORECLR_TABLES")
     path = Path(configured) if configured else REPO_ROOT.parent / "shared" / "reference" / "coreclr" / "tables.json"
     if not path.is_file():
-        pytest.skip(f"CoreCLR reference tables not found at {path} (set GCTOY_CORECLR_TABLES)")
-    return json.loads(path.read_text())
+        skip_missing(CORECLR_TABLES, f"not found at {path} (set GCTOY_CORECLR_TABLES)")
+    reference = json.loads(path.read_text(encoding="utf-8"))
+    kept = [key for key in tables_json if not key.startswith("_")]
+    assert set(kept) == {"infoHdrShortcut", "infoHdrLookup", "callPatternTable", "callCommonDelta", "constants"}
+    for key in kept:
+        assert tables_json[key] == reference[key], key
+    for key, source in tables_json["_sources"].items():
+        assert reference["_sources"][key] == source, key
+
+
+def test_copy_has_the_published_shapes(tables_json):
+    assert len(tables_json["infoHdrShortcut"]) == 128
+    assert len(tables_json["callPatternTable"]["entries"]) == 80
+    assert tables_json["callCommonDelta"] == [6, 8, 10, 12]
 
 
 def test_generated_module_equals_json(tables_json):

@@ -23,7 +23,7 @@ import pytest
 
 from gctoy.ir import parse_module, print_module
 from gctoy.ir.module import Module
-from llvm_tools import LLVMTools, run_opt
+from gctoy.llvm_tools import LLVMTools, run_opt
 
 HERE = Path(__file__).resolve().parent
 CORPUS = sorted((HERE / "corpus").glob("*.ll"))

@@ -10,7 +10,7 @@ from gctoy.ir.gcroot_rules import Origin, Rule, check_gc_intrinsics, gc_intrinsi
 from gctoy.ir.types import I8, PointerType
 from gctoy.ir.values import ConstantNull
 from gctoy.passes import run
-from llvm_tools import run_tool
+from gctoy.llvm_tools import run_tool
 
 TYPED = """
 @meta = constant i32 7

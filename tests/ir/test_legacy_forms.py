@@ -40,7 +40,7 @@ from gctoy.ir.printer import print_operand
 from gctoy.ir.statepoint import GCRelocate, Statepoint, StatepointForm, convert_statepoints, statepoints
 from gctoy.ir.values import Argument, BasicBlock, Function
 from gctoy.ir.verifier import check_module
-from llvm_tools import LLVMTools, run_opt
+from gctoy.llvm_tools import LLVMTools, run_opt
 
 HERE = Path(__file__).resolve().parent / "corpus_legacy"
 ORIGINALS = sorted(p for p in HERE.glob("*.ll") if not p.name.endswith(".modern.ll"))

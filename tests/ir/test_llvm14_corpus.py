@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from llvm_tools import LLVMTools, run_tool
+from gctoy.llvm_tools import LLVMTools, run_tool
 
 HERE = Path(__file__).resolve().parent
 CORPUS = sorted((HERE / "corpus").glob("*.ll"))

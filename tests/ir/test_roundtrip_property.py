@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gctoy.ir import parse_module, print_module
 from gctoy.ir.verifier import verify_module
-from llvm_tools import LLVMTools, run_opt
+from gctoy.llvm_tools import LLVMTools, run_opt
 from random_ir import DrawChooser, Limits, RandomChooser, random_module
 
 SMALL = Limits(functions=(1, 2), blocks=(1, 4), instructions=(1, 6), statepoint_percent=20)

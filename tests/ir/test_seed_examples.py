@@ -16,7 +16,6 @@ does see them.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +23,8 @@ from gctoy.errors import GCToyError, IRParseError, VerifyError
 from gctoy.ir import parse_module, print_module
 from gctoy.ir.statepoint import convert_statepoints
 from gctoy.ir.verifier import check_module
-from llvm_tools import LLVMTools, run_opt
-from seed_blocks import SeedBlock, extract_llvm_blocks
+from gctoy.llvm_tools import LLVMTools, run_opt
+from seed_blocks import SeedBlock, stored_blocks
 
 SEEDS = {"000": "000-Statepoints-modern.rst", "001": "001-Statepoints-oldest.rst",
          "004": "004-Statepoints-middle.rst"}
@@ -40,9 +39,9 @@ def _id(place: tuple[str, int]) -> str:
 
 
 @pytest.fixture(scope="module")
-def blocks(seeds_dir: Path) -> dict[tuple[str, int], SeedBlock]:
-    """The seeds' llvm blocks by place."""
-    return {(key, b.line): b for key, name in SEEDS.items() for b in extract_llvm_blocks(seeds_dir / name)}
+def blocks() -> dict[tuple[str, int], SeedBlock]:
+    """The seeds' llvm blocks by place (kept in tests/seed_text/)."""
+    return stored_blocks()
 
 
 #: (seed, directive line) -> fragment of the error gctoy must raise for the seed's mistake

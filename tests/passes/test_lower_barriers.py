@@ -15,7 +15,7 @@ from gctoy.ir.printer import uses_opaque_pointers
 from gctoy.passes import lower_barriers as LB
 from gctoy.passes import run
 from gctoy.runtime.run import Runtime, load_compiled, run_module
-from llvm_tools import run_tool
+from gctoy.llvm_tools import run_tool
 
 DECLS = """declare void @llvm.gcroot(i8**, i8*)
 declare i8* @llvm.gcread(i8*, i8**)

@@ -10,7 +10,7 @@ from gctoy.passes import UnknownPassError, run
 from gctoy.passes.counted_loops import must_be_finite_counted_loop
 from gctoy.passes.place_safepoints import SafepointOptions, remove_unreachable_blocks
 from gctoy.ir.analysis import DominatorTree, LoopInfo
-from llvm_tools import run_opt
+from gctoy.llvm_tools import run_opt
 
 POLL = """
 @flag = global i1 false

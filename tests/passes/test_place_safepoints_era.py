@@ -2,7 +2,7 @@
 from gctoy.ir import parse_module, print_module
 from gctoy.ir.statepoint import StatepointForm, convert_statepoints, statepoints
 from gctoy.passes import run
-from llvm_tools import run_opt
+from gctoy.llvm_tools import run_opt
 
 # Seed 004, section "PlaceSafepoints": the input of its example, retyped.
 SEED004_INPUT = """

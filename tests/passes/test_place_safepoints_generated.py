@@ -20,7 +20,7 @@ import pytest
 from gcprog_gen import generate_function, module_of
 from gctoy.ir import parse_module, print_module
 from gctoy.passes import run
-from llvm_tools import run_opt
+from gctoy.llvm_tools import run_opt
 
 POLL = """
 @poll_flag = global i1 false

@@ -12,7 +12,7 @@ import pytest
 from gctoy.ir import parse_module, print_module
 from gctoy.ir.statepoint import statepoints
 from gctoy.passes import run
-from llvm_tools import run_opt
+from gctoy.llvm_tools import run_opt
 
 HEAD = """
 declare void @foo()

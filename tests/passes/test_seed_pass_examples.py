@@ -3,8 +3,8 @@
 Each case runs a pass on a seed's input block and compares what matters with the seed's
 documented output block, in the documented block's own statepoint signature: per statepoint
 the call target, call arguments, deopt arguments and GC pointers, and per gc.relocate the
-(base, derived) pair by name, and what each function returns.  The blocks are read from the
-seeds at test time (tests/seed_blocks.py).  The eras differ in what the passes did:
+(base, derived) pair by name, and what each function returns.  The blocks are the seeds' own,
+kept in tests/seed_text/.  The eras differ in what the passes did:
 
 * before LLVM 3.8, PlaceSafepoints also wrapped calls into statepoints (``wrap-calls``), and
   RewriteStatepointsForGC filled in the GC pointers of such bare statepoints
@@ -19,7 +19,7 @@ from gctoy.ir import instructions as I
 from gctoy.ir import parse_module
 from gctoy.ir.statepoint import convert_statepoints, statepoints
 from gctoy.passes import run
-from seed_blocks import extract_llvm_blocks
+from seed_blocks import stored_blocks
 
 SEEDS = {"000": "000-Statepoints-modern.rst", "001": "001-Statepoints-oldest.rst",
          "004": "004-Statepoints-middle.rst"}
@@ -42,11 +42,11 @@ SEED_MISTAKES = {
 }
 
 
-def _block(seeds_dir, seed: str, line: int) -> str:
-    for b in extract_llvm_blocks(seeds_dir / SEEDS[seed]):
-        if b.line == line:
-            return b.text
-    raise AssertionError(f"no llvm block at {SEEDS[seed]}:{line}")
+def _block(seed: str, line: int) -> str:
+    """The text of the seed's llvm block at ``line`` (kept in tests/seed_text/)."""
+    block = stored_blocks().get((seed, line))
+    assert block is not None, f"no llvm block at {SEEDS[seed]}:{line}"
+    return block.text
 
 
 def _facts(module, form: str | None) -> dict:
@@ -82,11 +82,11 @@ def _facts(module, form: str | None) -> dict:
 
 
 @pytest.mark.parametrize("seed, before, after, pipeline", CASES, ids=[f"{s}:{a}->{b}" for s, a, b, _ in CASES])
-def test_documented_result(seeds_dir, seed, before, after, pipeline):
-    ours = parse_module(_block(seeds_dir, seed, before), f"{seed}:{before}", implicit_declarations=True,
+def test_documented_result(seed, before, after, pipeline):
+    ours = parse_module(_block(seed, before), f"{seed}:{before}", implicit_declarations=True,
                         fix_numbering=True)
     run(ours, pipeline)
-    documented = parse_module(_block(seeds_dir, seed, after), f"{seed}:{after}", implicit_declarations=True,
+    documented = parse_module(_block(seed, after), f"{seed}:{after}", implicit_declarations=True,
                               fix_numbering=True)
     doc_sps = [sp for fn in documented.definitions() for sp in statepoints(fn)]
     form = doc_sps[0].form.value if doc_sps else None

@@ -33,7 +33,7 @@ import pytest
 from gctoy.ir import parse_module, print_module
 from gctoy.passes import REGISTRY, run
 from gctoy.passes.shadow_stack_lowering import ShadowStackError
-from llvm_tools import run_opt, run_tool
+from gctoy.llvm_tools import run_opt, run_tool
 
 DECLS = """
 declare void @llvm.gcroot(i8**, i8*)

@@ -16,9 +16,10 @@ from gctoy.ir.intrinsics import is_relocate_name
 from gctoy.ir.statepoint import GCRelocate, Statepoint, token_statepoint
 from gctoy.ir.types import I1
 from gctoy.ir.values import ConstantInt
+from gctoy.llvm_tools import run_opt
 from gctoy.passes import run
 from gctoy.passes.verify_safepoints import BaseKind, base_kind, find_unrelocated_uses
-from llvm_tools import run_opt
+import gcprog_gen
 
 CORPUS = Path(__file__).resolve().parent.parent / "ir" / "corpus"
 P8 = "i8 addrspace(1)*"
@@ -764,8 +765,7 @@ def _break_randomly(text: str, rnd) -> str | None:
 @pytest.mark.parametrize("seed", range(12))
 def test_agrees_with_llvm14_on_broken_rs4gc_output(llvm14, seed):
     """Random GC programs through LLVM's RS4GC, then broken on purpose: same verdicts."""
-    gen = pytest.importorskip("gcprog_gen", reason="the random GC program generator (tests/gcprog_gen.py)")
-    rs4gc = run_opt(llvm14.opt, ["-passes=rewrite-statepoints-for-gc", "-S"], gen.generate(seed, 80))
+    rs4gc = run_opt(llvm14.opt, ["-passes=rewrite-statepoints-for-gc", "-S"], gcprog_gen.generate(seed, 80))
     assert rs4gc.returncode == 0, rs4gc.stderr
     rnd = random.Random(seed)
     texts = [rs4gc.stdout] + [t for t in (_break_randomly(rs4gc.stdout, rnd) for _ in range(6)) if t]

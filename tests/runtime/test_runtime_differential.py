@@ -41,7 +41,7 @@ from gctoy.ir import parse_module  # noqa: E402
 from gctoy.passes import run as run_pass  # noqa: E402
 from gctoy.runtime.elfload import load_object  # noqa: E402
 from gctoy.runtime.run import Runtime, load_compiled, run_module, run_object  # noqa: E402
-from lli_shim import find_lli, run_lli_batch  # noqa: E402
+from lli_shim import run_lli_batch  # noqa: E402
 from runnable_gen import combine_programs, generate_program  # noqa: E402
 
 COUNT = int(os.environ.get("GCTOY_RUN_COUNT", "200"))
@@ -70,11 +70,9 @@ class Outcome:
 
 
 @pytest.fixture(scope="module")
-def lli(llvm14):
-    path = find_lli()
-    if path is None:
-        pytest.skip("lli of LLVM 14 not found (apt-get install llvm-14)")
-    return path
+def lli(llvm14, lli14):
+    """LLVM 14's lli (the other LLVM 14 tools are needed too)."""
+    return lli14
 
 
 def gctoy_compile_module(text: str):

@@ -108,6 +108,8 @@ def test_runtime_gc_tree_walks_several_frames(tmp_path, llvm14):
 def test_runtime_gc_skipping_a_root_is_caught(name, tmp_path, llvm14, monkeypatch):
     """Drop one root before each collection: the verifier (or the program itself) must notice."""
     obj = compile_program(PROGRAMS[name], tmp_path, llvm14, name)
+    healthy = run_object(obj, stress=True, verify=True)
+    assert (healthy.printed, healthy.result) == EXPECTED[name]  # unmutated, the same run is right
     original = run_module.roots_of
 
     def lossy(frames):

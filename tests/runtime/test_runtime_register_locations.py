@@ -36,7 +36,9 @@ from gctoy.runtime.elfload import LoadedObject, ObjectLoadError, load_object  # 
 from gctoy.runtime.run import Runtime, load_compiled  # noqa: E402
 from gctoy.runtime.stackwalk import StackWalkError, walk  # noqa: E402
 from gctoy.stackmap import LocationKind  # noqa: E402
-from lli_shim import find_lli, run_lli_batch  # noqa: E402
+from gctoy.llvm_tools import find_tool  # noqa: E402
+from lli_shim import run_lli_batch  # noqa: E402
+from oracles import LLVM14, skip_missing  # noqa: E402
 from runnable_gen import ABI_DECLS, GC, P, generate_program  # noqa: E402
 from runtime_programs import TREE, compile_program  # noqa: E402
 
@@ -129,13 +131,10 @@ def programs() -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def oracle(llvm14) -> dict[str, tuple[list[int], int]]:
+def oracle(llvm14, lli14) -> dict[str, tuple[list[int], int]]:
     """What lli prints and returns for each program."""
-    lli = find_lli()
-    if lli is None:
-        pytest.skip("lli of LLVM 14 not found (apt-get install llvm-14)")
     names, texts = zip(*programs())
-    return dict(zip(names, run_lli_batch(list(texts), lli)))
+    return dict(zip(names, run_lli_batch(list(texts), lli14)))
 
 
 @pytest.fixture(scope="module")
@@ -274,11 +273,9 @@ def test_chain_resolves_registers_through_every_frame(objects):
 
 @settings(max_examples=6)
 @given(seed=st.integers(0, 10**6), size=st.integers(1, 12))
-def test_law_stress_collection_changes_nothing(llvm14, seed, size):
+def test_law_stress_collection_changes_nothing(llvm14, lli14, seed, size):
     """Any generated program, GC pointers in registers: stressed and verified == lli == no collector."""
-    lli = find_lli()
-    if lli is None:
-        pytest.skip("lli of LLVM 14 not found (apt-get install llvm-14)")
+    lli = lli14
     text = generate_program(seed, size)
     with tempfile.TemporaryDirectory() as tmp:
         loaded = load_object(compile_program(text, Path(tmp), llvm14, llc_flags=CSR_FLAGS))
@@ -296,7 +293,8 @@ def test_ignoring_saved_registers_is_caught(objects, oracle, config):
     caught = []
     for name in ("chain", "tree", *(f"gen{s}" for s, _ in GENERATED)):
         loaded = objects[config, name]
-        _, healthy = run_stressed(loaded, verify=False)
+        output, healthy = run_stressed(loaded, verify=False)
+        assert output == oracle[name], name  # unmutated, the same run prints what lli prints
         broken = replace(loaded, unwind=strip_saved_registers(loaded.unwind))
         try:
             got = run_mutant(broken, healthy.stats.collections)
@@ -310,8 +308,9 @@ def test_ignoring_saved_registers_is_caught(objects, oracle, config):
     assert len(caught) >= 4, caught
 
 
-def test_ignoring_saved_registers_is_caught_by_the_verifier(objects):
+def test_ignoring_saved_registers_is_caught_by_the_verifier(objects, oracle):
     loaded = objects["csr", "tree"]
+    assert run_mutant(loaded, 1000, verify=True) == oracle["tree"]  # unmutated, the verifier is content
     broken = replace(loaded, unwind=strip_saved_registers(loaded.unwind))
     with pytest.raises(Exception) as info:
         run_mutant(broken, 1000, verify=True)
@@ -323,9 +322,9 @@ def test_ignoring_saved_registers_is_caught_by_the_verifier(objects):
 
 def dwarfdump_rows(llvm14, obj: Path) -> set[tuple[int, str, int, tuple[tuple[str, int], ...]]]:
     """(text offset, CFA register, CFA offset, callee-saved saves) of every row llvm-dwarfdump prints."""
-    tool = Path(str(llvm14.llc)).with_name("llvm-dwarfdump")
-    if not tool.exists():
-        pytest.skip(f"{tool} not found")
+    tool = find_tool("llvm-dwarfdump", 14)
+    if tool is None:
+        skip_missing(LLVM14, "llvm-dwarfdump of LLVM 14 not found (apt-get install llvm-14)")
     out = subprocess.run([str(tool), "--eh-frame", str(obj)], capture_output=True, text=True, timeout=60).stdout
     rows = set()
     for m in re.finditer(r"^\s+0x([0-9a-f]+): CFA=(\w+)\+(\d+):?(.*)$", out, re.M):

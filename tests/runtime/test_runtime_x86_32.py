@@ -25,7 +25,19 @@ from gctoy.errors import GCToyError
 from gctoy.ir import parse_module
 from gctoy.runtime.run32 import Runtime32, Runtime32Error, run_module32
 from gctoy.runtime.stackwalk32 import GCInfoRoots, MethodTable, containing_object, walk32
+from lli_shim import run_lli_batch
 from runnable_gen import generate_program, x86_64_reference
+
+#: the generated programs (``generate_program(seed, 8)``) these tests run
+LLI_SEEDS = sorted({*range(10), 20, 21, 22, 23, 30, 31, 32, 33, 1, 5})
+
+
+@pytest.fixture(scope="module")
+def lli_results(lli14) -> dict[int, tuple[list[int], int]]:
+    """What LLVM 14's lli prints and returns for each generated program: an oracle independent of
+    gctoy's own x86-64 pipeline (one lli process, with the malloc shim of tests/lli_shim.py)."""
+    return dict(zip(LLI_SEEDS, run_lli_batch([generate_program(s, 8) for s in LLI_SEEDS], lli14)))
+
 
 P = "i8 addrspace(1)*"
 PP = f"{P} addrspace(1)*"
@@ -195,6 +207,8 @@ def test_missing_lifetimes_are_caught():
     from gctoy.coreclr.emit_gcinfo import gcinfo_section
     from gctoy.coreclr.method import MethodGCInfo
 
+    healthy = Runtime32(compiled, gc="semispace", stress=True, roots=GCInfoRoots(), semispace_size=4096).run()
+    assert (healthy.printed, healthy.result) == HAND_EXPECTED  # unmutated, the same run is right
     broken = {n: MethodGCInfo.create(i.method_size, i.header, epilogs=i.epilogs, pointer_table=i.pointer_table)
               for n, i in infos.items()}
     image = compiled.image.with_sections(**{GCINFO_SECTION: gcinfo_section(compiled, broken)})
@@ -221,16 +235,16 @@ def test_collecting_needs_a_root_finder_and_containing_objects_are_exact():
 
 @pytest.mark.parametrize("seed,frame", [(s, "auto") for s in range(10)] + [(20, "esp"), (21, "ebp"), (22, "esp"),
                                                                              (23, "ebp")])
-def test_generated_programs_under_stress_print_what_x86_64_prints(seed, frame):
+def test_generated_programs_under_stress_print_what_x86_64_prints(seed, frame, lli_results):
     text = generate_program(seed, 8)
     got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
                        semispace_size=1 << 16)
-    assert (got.printed, got.result) == x86_64_reference(text)
+    assert (got.printed, got.result) == x86_64_reference(text) == lli_results[seed]
     assert got.stats.gc.collections > 0 and got.stats.gc.objects_copied > 0
 
 
 @pytest.mark.parametrize("seed,frame", [(30, "ebp"), (31, "esp"), (32, "ebp"), (33, "esp")])
-def test_every_method_fully_interruptible_prints_the_same(seed, frame):
+def test_every_method_fully_interruptible_prints_the_same(seed, frame, lli_results):
     """interruptible="always": every method fully interruptible, calls included (EBP-less methods
     track ESP through the full table's pushes and pops)."""
     from gctoy.coreclr.method import decode
@@ -239,7 +253,7 @@ def test_every_method_fully_interruptible_prints_the_same(seed, frame):
     text = generate_program(seed, 8)
     got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
                        interruptible="always", semispace_size=1 << 16)
-    assert (got.printed, got.result) == x86_64_reference(text)
+    assert (got.printed, got.result) == x86_64_reference(text) == lli_results[seed]
     assert got.stats.gc.collections > 0
     compiled, roots = compile_with_gcinfo_always(text, frame)
     blobs = MethodTable.from_machine(Runtime32(compiled, gc="semispace", roots=roots).machine).entries
@@ -378,6 +392,11 @@ def test_stopping_anywhere_collects_or_hijacks(frame, every):
 def test_a_hijacked_return_without_the_returned_pointer_is_caught(monkeypatch):
     """If the collection at the hijack stub forgot EAX (the returned object), @main would read a stale pointer."""
     compiled, roots = _compiled_with_roots(LOOPS, "esp")
+    healthy = Runtime32(compiled, gc="semispace", roots=roots, semispace_size=4096)
+    right = healthy.run(interrupt_every=7)
+    assert (right.printed, right.result) == _loops_expected()  # unmutated, the same run is right
+    assert healthy.suspensions.get("returned to the hijack stub", 0) > 0
+    compiled, roots = _compiled_with_roots(LOOPS, "esp")
     runtime = Runtime32(compiled, gc="semispace", roots=roots, semispace_size=4096)
     from gctoy.runtime import run32
 
@@ -390,12 +409,12 @@ def test_a_hijacked_return_without_the_returned_pointer_is_caught(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [1, 5])
-def test_generated_programs_stopped_anywhere(seed):
+def test_generated_programs_stopped_anywhere(seed, lli_results):
     text = generate_program(seed, 8)
     compiled, roots = _compiled_with_roots(text, "auto")
     runtime = Runtime32(compiled, gc="semispace", verify=True, roots=roots, semispace_size=1 << 16)
     result = runtime.run(interrupt_every=29)
-    assert (result.printed, result.result) == x86_64_reference(text)
+    assert (result.printed, result.result) == x86_64_reference(text) == lli_results[seed]
     assert runtime.suspensions.get("returned to the hijack stub", 0) > 0
 
 
@@ -467,3 +486,9 @@ def test_untracked_slots_are_zeroed_before_anything_can_see_them():
     runtime.machine.write(STACK_TOP - 0x4000, struct.pack("<Q", HEAP_BASE + 7) * (0x4000 // 8))
     result = runtime.run()
     assert (result.printed, result.result) == ([55, 66], 8)
+
+
+def test_the_hand_programs_expected_results_are_what_lli_prints(lli14):
+    """The results these tests expect of the hand-written programs (HAND_EXPECTED, _loops_expected(),
+    CELLS' ([55, 66], 8)) are what LLVM 14's lli prints and returns for the same IR."""
+    assert run_lli_batch([HAND, LOOPS, CELLS], lli14) == [HAND_EXPECTED, _loops_expected(), ([55, 66], 8)]

@@ -33,7 +33,19 @@ from gctoy.runtime.stackwalk32 import (
     saved_register_slots,
     walk32,
 )
+from lli_shim import run_lli_batch
 from runnable_gen import generate_program, x86_64_reference
+
+#: the generated programs (``generate_program(seed, 8)``) these tests run
+LLI_SEEDS = sorted({0, 1, 2, 3, 4, 5, 6, 7, 40, 41})
+
+
+@pytest.fixture(scope="module")
+def lli_results(lli14) -> dict[int, tuple[list[int], int]]:
+    """What LLVM 14's lli prints and returns for each generated program: an oracle independent of
+    gctoy's own x86-64 pipeline (one lli process, with the malloc shim of tests/lli_shim.py)."""
+    return dict(zip(LLI_SEEDS, run_lli_batch([generate_program(s, 8) for s in LLI_SEEDS], lli14)))
+
 
 P = "i8 addrspace(1)*"
 Q = "i64 addrspace(1)*"
@@ -316,7 +328,9 @@ def test_registers_off_and_on_agree(frame):
     assert (plain.printed, plain.result) == (homed.printed, homed.result) == REGS_EXPECTED
 
 
-def _mutant_runs(frame: str) -> tuple[list[int], int] | None:
+def _stressed_runs(frame: str) -> tuple[list[int], int] | None:
+    """REGS with its pointers in registers under stress: what it prints and returns, or None when the
+    run fails with an error of gctoy's."""
     compiled, roots = compile_with_gcinfo(parse_module(REGS), frame=frame, gc_registers=True)
     runtime = Runtime32(compiled, gc="semispace", stress=True, roots=roots, semispace_size=4096)
     try:
@@ -334,15 +348,17 @@ def test_gc_info_without_the_register_masks_is_caught(frame, monkeypatch):
     def no_registers(compiled, sites, interior):
         return real(compiled, sites, interior)[0], {}
 
+    assert _stressed_runs(frame) == REGS_EXPECTED  # unmutated, the same run is right
     monkeypatch.setattr(emit_gcinfo, "split_registers", no_registers)
-    assert _mutant_runs(frame) != REGS_EXPECTED
+    assert _stressed_runs(frame) != REGS_EXPECTED
 
 
 @pytest.mark.parametrize("frame", FRAMES)
 def test_a_walk_that_ignores_the_save_slots_is_caught(frame, monkeypatch):
     """Take every register ref as the machine register: callers' values in save slots go stale."""
+    assert _stressed_runs(frame) == REGS_EXPECTED  # unmutated, the same run is right
     monkeypatch.setattr(stackwalk32, "saved_register_slots", lambda hdr, slot: {})
-    assert _mutant_runs(frame) != REGS_EXPECTED
+    assert _stressed_runs(frame) != REGS_EXPECTED
 
 
 LOOPS = f"""
@@ -427,40 +443,46 @@ def test_fully_interruptible_methods_never_get_homes():
 
 @pytest.mark.parametrize("seed,frame", [(0, "esp"), (1, "ebp"), (2, "auto"), (3, "esp"), (4, "ebp"), (5, "auto"),
                                         (40, "esp"), (41, "ebp")])
-def test_generated_programs_with_registers_print_what_x86_64_prints(seed, frame):
+def test_generated_programs_with_registers_print_what_x86_64_prints(seed, frame, lli_results):
     text = generate_program(seed, 8)
     compiled, roots = compile_with_gcinfo(parse_module(text), frame=frame, gc_registers=True)
     assert sum(len(f.frame.homed) for f in compiled.functions) >= 8
     runtime = Runtime32(compiled, gc="semispace", stress=True, verify=True, roots=roots, semispace_size=1 << 16)
     result = runtime.run()
-    assert (result.printed, result.result) == x86_64_reference(text)
+    assert (result.printed, result.result) == x86_64_reference(text) == lli_results[seed]
     assert result.stats.gc.collections > 0
     assert any(isinstance(slot, (Word32, str)) and old != new
                for c in runtime.collections for slot, old, new in c.roots)
 
 
 @pytest.mark.parametrize("seed,frame,every", [(1, "esp", 29), (6, "ebp", 31), (7, "auto", 17)])
-def test_generated_programs_with_registers_stopped_anywhere(seed, frame, every):
+def test_generated_programs_with_registers_stopped_anywhere(seed, frame, every, lli_results):
     text = generate_program(seed, 8)
     compiled, roots = compile_with_gcinfo(parse_module(text), frame=frame, gc_registers=True)
     runtime = Runtime32(compiled, gc="semispace", verify=True, roots=roots, semispace_size=1 << 16)
     result = runtime.run(interrupt_every=every)
-    assert (result.printed, result.result) == x86_64_reference(text)
+    assert (result.printed, result.result) == x86_64_reference(text) == lli_results[seed]
     assert runtime.suspensions.get("returned to the hijack stub", 0) > 0
 
 
 @pytest.mark.parametrize("frame", FRAMES)
-def test_generated_program_without_register_masks_is_caught(frame, monkeypatch):
+def test_generated_program_without_register_masks_is_caught(frame, monkeypatch, lli_results):
+    text = generate_program(1, 8)
+
+    def run() -> tuple[list[int], int] | None:
+        compiled, roots = compile_with_gcinfo(parse_module(text), frame=frame, gc_registers=True)
+        runtime = Runtime32(compiled, gc="semispace", stress=True, roots=roots, semispace_size=1 << 16)
+        try:
+            result = runtime.run()
+        except GCToyError:
+            return None
+        return result.printed, result.result
+
+    # Unmutated, the same run prints what lli prints; only the mutation makes it fail or differ.
+    assert run() == x86_64_reference(text) == lli_results[1]
     real = emit_gcinfo.split_registers
     monkeypatch.setattr(emit_gcinfo, "split_registers", lambda c, s, i: (real(c, s, i)[0], {}))
-    text = generate_program(1, 8)
-    compiled, roots = compile_with_gcinfo(parse_module(text), frame=frame, gc_registers=True)
-    runtime = Runtime32(compiled, gc="semispace", stress=True, roots=roots, semispace_size=1 << 16)
-    try:
-        result = runtime.run()
-    except GCToyError:
-        return
-    assert (result.printed, result.result) != x86_64_reference(text)
+    assert run() != lli_results[1]
 
 
 ARITH = f"""
@@ -513,3 +535,9 @@ def test_register_homes_do_not_change_what_code_computes(x, y, a, b, frame):
     homed = _arith_runtime(3, frame).compiled.function("arith").frame.homed
     assert sorted(v.name for v in homed) == ["a", "b", "pick"]
     assert got[0] == got[3] == _arith_reference(x, y, a, b)
+
+
+def test_the_hand_programs_expected_results_are_what_lli_prints(lli14):
+    """REGS_EXPECTED and _loops_expected(), worked out by hand, are what LLVM 14's lli prints and
+    returns for the same IR."""
+    assert run_lli_batch([REGS, LOOPS], lli14) == [REGS_EXPECTED, _loops_expected()]

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from llvm_tools import run_tool  # noqa: E402
+from gctoy.llvm_tools import run_tool  # noqa: E402
 from stackmap_corpus import HEADER, INTRINSIC_CASES, Case, build_object, rs4gc_module  # noqa: E402
 
 from gctoy.cli import main  # noqa: E402

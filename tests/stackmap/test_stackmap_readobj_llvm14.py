@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from llvm_tools import run_tool  # noqa: E402
+from gctoy.llvm_tools import run_tool  # noqa: E402
 from stackmap_corpus import build_object, cases  # noqa: E402
 
 from gctoy.stackmap import emit, format_file_header, format_stackmap, parse, read_object  # noqa: E402

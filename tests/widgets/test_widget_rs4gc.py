@@ -5,13 +5,14 @@ import html
 
 import pytest
 
-widgets = pytest.importorskip("ipywidgets")
+import ipywidgets as widgets  # part of the [book] extra
 
 from ipywidgets.widgets.widget_link import Link
 
 from gctoy.passes.rewrite_statepoints import RS4GCOptions
 from gctoy.passes.rs4gc_trace import trace_rs4gc
 from gctoy.viz import has_dot
+from oracles import DOT
 from gctoy.widgets import RS4GCStepper, rs4gc_stepper
 
 # A loop whose pointer is a phi of two derived pointers, passed to an invoke.
@@ -65,7 +66,7 @@ def test_each_page_shows_its_phase_summary(stepper):
         assert html.escape(snap.note) in page
 
 
-@pytest.mark.skipif(not has_dot(), reason="Graphviz's dot is not installed (apt-get install graphviz)")
+@pytest.mark.skipif(not has_dot(), reason=f"missing {DOT}: Graphviz's dot is not on the PATH (apt-get install graphviz)")
 def test_pages_hold_svg_drawn_from_that_phase(stepper):
     for k, page in enumerate(stepper.pages):
         assert page.svg is not None and page.svg.startswith("<svg")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-widgets = pytest.importorskip("ipywidgets")
+import ipywidgets as widgets  # part of the [book] extra
 
 from ipywidgets.widgets.widget_link import Link  # noqa: E402
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-widgets = pytest.importorskip("ipywidgets", reason="ipywidgets is part of the book extra")
+import ipywidgets as widgets  # part of the [book] extra
 
 from ipywidgets.embed import dependency_state, embed_data  # noqa: E402
 
