@@ -51,6 +51,7 @@ from ..ir.types import (
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Argument, ConstantInt, Function, Value
+from .limits import alloca_elements, check_frame_size
 
 SLOT_SIZE = 8
 STACK_ALIGN = 16
@@ -216,10 +217,7 @@ class Frame:
         self.outgoing_size = SLOT_SIZE * max(0, max_args - len(ARG_REGISTERS))
         cursor = self.outgoing_size
         for a in allocas:
-            count = a.count
-            if count is not None and not isinstance(count, ConstantInt):
-                raise CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are supported")
-            n = 1 if count is None else count.value
+            n = alloca_elements(a, function.name)
             align = max(align_of(a.allocated_type), a.align or 1)
             if align > STACK_ALIGN:
                 raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
@@ -235,6 +233,7 @@ class Frame:
             cursor += SLOT_SIZE
         #: what the prologue subtracts from rsp (after pushing rbp)
         self.size = _align_to(cursor, STACK_ALIGN)
+        check_frame_size(self.size, function.name)
         self.values = tuple(values)
         self.allocas = tuple(allocas)
 
