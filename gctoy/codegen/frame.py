@@ -36,7 +36,7 @@ after all of them are written makes the copies of one edge behave as a parallel 
 
 from __future__ import annotations
 
-from ..errors import GCToyError
+from ..errors import GCToyError, VerifyError
 from ..ir import instructions as I
 from ..ir.types import (
     ArrayType,
@@ -61,6 +61,20 @@ ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 class CodegenError(GCToyError):
     """IR that the x86-64 code generator cannot lower (an unsupported type or instruction)."""
+
+
+class LocatedCodegenError(CodegenError, VerifyError):
+    """A CodegenError that knows the ``file:line:col`` of the instruction it is about."""
+
+
+def located(error: CodegenError, inst) -> CodegenError:
+    """``error`` with the instruction's source location attached (unchanged if it has one or none is known)."""
+    from ..ir.statepoint import source_location
+
+    loc = source_location(inst) if inst is not None else None
+    if isinstance(error, VerifyError) or not loc:
+        return error
+    return LocatedCodegenError(str(error), loc)
 
 
 def _align_to(n: int, a: int) -> int:

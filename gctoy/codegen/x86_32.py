@@ -53,7 +53,7 @@ from ..ir.values import (
     Value,
     ZeroInitializer,
 )
-from .frame import CodegenError, gep_terms, size_of
+from .frame import CodegenError, gep_terms, located, size_of
 from .frame32 import (
     CALLEE_SAVED,
     EBP_FRAME_THRESHOLD,
@@ -65,8 +65,8 @@ from .frame32 import (
     stack_words,
     value_bits,
 )
-from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
 from .symbols import mangle, with_ir_names
+from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
 from .x86_64 import _check_symbol, _data_text, _signed, _strip_casts, _unsigned, constant_address
 
 _LOW = {"eax": {4: "eax", 2: "ax", 1: "al"}, "ecx": {4: "ecx", 2: "cx", 1: "cl"},
@@ -376,7 +376,10 @@ class _Lowering32(Arithmetic32):
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-32 code generator")
         self.borrow(self.temporaries(inst))
-        method(inst)
+        try:
+            method(inst)
+        except CodegenError as e:
+            raise located(e, inst) from None
         self.give_back()
 
     def temporaries(self, inst: I.Instruction) -> set[str]:

@@ -37,7 +37,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from ..stackmap import Location, LocationKind, StackMap, StackMapRecord, StkSizeRecord, emit
-from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, size_of, value_width
+from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, value_width
 from .data import TLS_BLOCK, data_text as _data_text, defined_global, tls_offsets
 from .limits import MAX_CODE_BYTES, check_patch_bytes
 from .symbols import mangle, with_ir_names
@@ -255,7 +255,10 @@ class _FunctionLowering:
         method = getattr(self, f"lower_{type(inst).__name__}", None)
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
-        method(inst)
+        try:
+            method(inst)
+        except CodegenError as e:
+            raise located(e, inst) from None
 
     def lower_Alloca(self, inst: I.Alloca) -> None:
         """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
