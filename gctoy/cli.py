@@ -262,6 +262,7 @@ def cmd_llc(argv: list[str]) -> int:
 
 def _llc_x86_32(args) -> int:
     """``gctoy llc --target x86-32``: JIT32 assembly, then every method's GC-info blob and its gcdump text."""
+    from .codegen.symbols import mangle
     from .codegen.x86_32 import compile_module32
     from .coreclr import encode, gcdump
     from .coreclr.emit_gcinfo import module_gcinfo
@@ -276,7 +277,7 @@ def _llc_x86_32(args) -> int:
     parts += ["", '\t.section .gcinfo_x86,"a"', "# CoreCLR x86 GC info (version 5), one blob per method"]
     for name, info in infos.items():
         blob = encode(info)
-        parts += ["", f"__gcinfo_{name}:"]
+        parts += ["", f"__gcinfo_{mangle(name)}:"]
         parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16)]
         parts += ["# " + line if line else "#" for line in gcdump(blob).splitlines()]
     return _write_lines(parts, args.output)
