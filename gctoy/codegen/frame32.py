@@ -75,7 +75,7 @@ from ..ir.types import (
 )
 from ..ir.values import Argument, Function, Value
 from .frame import CodegenError, align_of, field_offset, size_of, value_width
-from .limits import alloca_elements, check_frame_size
+from .limits import alloca_elements, check_frame_size, check_gc_alloca_fields
 
 SLOT_SIZE = 8
 #: the callee-saved registers in prolog push order (facts.md §11)
@@ -215,6 +215,7 @@ class Frame32:
             inner = gc_field_offsets(a.allocated_type)
             step = size_of(a.allocated_type)
             if inner:
+                check_gc_alloca_fields(len(gc_fields) + n * len(inner), a, function.name)
                 gc_fields += [cursor + i * step + o for i in range(n) for o in inner]
             cursor += max(1, n * size_of(a.allocated_type))
         cursor = _align_to(cursor, SLOT_SIZE)

@@ -4,6 +4,8 @@
   function, allocas included, on either target.
 * ``MAX_PATCH_BYTES`` (4096): the ``"statepoint-num-patch-bytes"`` / ``num patch bytes``
   operand of one ``gc.statepoint`` (each byte becomes a ``nop`` in the code).
+* ``MAX_GC_ALLOCA_FIELDS_X86_32`` (4096): GC pointer fields in the allocas of one x86-32 function
+  (each is an untracked local of the GC info that the prolog zeroes with two instructions).
 * ``MAX_DATA_BYTES`` (1 MiB) and ``MAX_CODE_BYTES`` (2 MiB): the image's data (every global,
   laid out) and code, the room the image has at its fixed addresses.
 """
@@ -15,6 +17,7 @@ from ..ir.values import ConstantInt
 
 MAX_FRAME_BYTES = 1 << 20
 MAX_PATCH_BYTES = 4096
+MAX_GC_ALLOCA_FIELDS_X86_32 = 4096
 MAX_DATA_BYTES = DATA_LIMIT
 MAX_CODE_BYTES = CODE_LIMIT
 
@@ -44,6 +47,15 @@ def check_frame_size(size: int, function_name: str) -> None:
                            f"{MAX_FRAME_BYTES} bytes")
 
 
+def check_gc_alloca_fields(count: int, a: I.Alloca, function_name: str) -> None:
+    """Refuse an x86-32 function whose allocas hold more than MAX_GC_ALLOCA_FIELDS_X86_32 GC pointers."""
+    from .frame import CodegenError, located
+
+    if count > MAX_GC_ALLOCA_FIELDS_X86_32:
+        raise located(CodegenError(f"the allocas of @{function_name} hold {count} GC pointers (up to %{a.name}); "
+                                   f"at most {MAX_GC_ALLOCA_FIELDS_X86_32} are supported on x86-32"), a)
+
+
 def check_patch_bytes(n: int, where: str) -> None:
     """Refuse a statepoint asking for more than MAX_PATCH_BYTES patchable bytes."""
     from .frame import CodegenError
@@ -53,5 +65,5 @@ def check_patch_bytes(n: int, where: str) -> None:
                            "are supported")
 
 
-__all__ = ["MAX_CODE_BYTES", "MAX_DATA_BYTES", "MAX_FRAME_BYTES", "MAX_PATCH_BYTES", "alloca_elements",
-           "check_frame_size", "check_patch_bytes"]
+__all__ = ["MAX_CODE_BYTES", "MAX_DATA_BYTES", "MAX_FRAME_BYTES", "MAX_GC_ALLOCA_FIELDS_X86_32", "MAX_PATCH_BYTES",
+           "alloca_elements", "check_frame_size", "check_gc_alloca_fields", "check_patch_bytes"]

@@ -199,3 +199,16 @@ def test_patch_bytes_at_the_limit_become_nops():
     record = compiled.stackmap.records[0]
     assert record.instruction_offset >= MAX_PATCH_BYTES
     assert main < compiled.image.symbols["main.sp0"]
+
+
+def test_x86_32_gc_pointer_allocas_are_limited():
+    from gctoy.codegen.limits import MAX_GC_ALLOCA_FIELDS_X86_32
+
+    def module(count: int) -> str:
+        return (f"define i64 @main() {{\nentry:\n  %a = alloca i8 addrspace(1)*, i64 {count}\n"
+                f"  %b = alloca [2 x i8 addrspace(1)*]\n  ret i64 0\n}}\n")
+
+    ok = compile_module32(parse_module(module(MAX_GC_ALLOCA_FIELDS_X86_32 - 2)))
+    assert len(ok.functions[0].frame.gc_alloca_fields) == MAX_GC_ALLOCA_FIELDS_X86_32
+    with pytest.raises(CodegenError, match=f"at most {MAX_GC_ALLOCA_FIELDS_X86_32}"):
+        compile_module32(parse_module(module(MAX_GC_ALLOCA_FIELDS_X86_32 - 1)))

@@ -263,3 +263,11 @@ def test_unused_external_global_is_accepted_and_a_used_one_refused(tmp_path, com
     assert_ok(gctoy(*command, write(tmp_path, unused)))
     used = "@G = external global i32\ndefine i64 @main() {\nentry:\n  %v = load i32, i32* @G\n  ret i64 1\n}\n"
     assert_clean_error(gctoy(*command, write(tmp_path, used, "used.ll")), "external global @G is used", ":4:")
+
+
+@pytest.mark.parametrize("command", [LLC32, RUN32], ids=["llc", "run"])
+def test_x86_32_refuses_allocas_with_too_many_gc_pointers(tmp_path, command):
+    # 130000 pointers fit the frame limit, but each is an untracked GC-info local zeroed by the prolog
+    done = gctoy(*command, write(tmp_path, ALLOCA % ("i8 addrspace(1)*", 130_000)))
+    assert_clean_error(done, "hold 130000 GC pointers", "at most 4096", ":3:", max_rss_mb=300)
+    assert_ok(gctoy(*LLC64, write(tmp_path, ALLOCA % ("i8 addrspace(1)*", 130_000), "ok.ll")))  # x86-64 zeroes none
