@@ -161,8 +161,13 @@ class _FunctionLowering:
         elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
             base, offset = constant_address(v)
             self.emit(f"movabs {reg}, {_check_symbol(base)}")
-            if offset:
-                self.emit(f"add {reg}, {offset}")
+            offset = _signed(offset, 64)
+            if -(1 << 31) <= offset < (1 << 31):
+                if offset:
+                    self.emit(f"add {reg}, {offset}")
+            else:  # no 32-bit immediate holds it: r10 is never used otherwise
+                self.emit(f"movabs r10, {_unsigned(offset, 64)}")
+                self.emit(f"add {reg}, r10")
         else:
             raise CodegenError(f"operand {v!r} is not supported by the x86-64 code generator")
 

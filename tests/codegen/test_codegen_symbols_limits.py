@@ -212,3 +212,18 @@ def test_x86_32_gc_pointer_allocas_are_limited():
     assert len(ok.functions[0].frame.gc_alloca_fields) == MAX_GC_ALLOCA_FIELDS_X86_32
     with pytest.raises(CodegenError, match=f"at most {MAX_GC_ALLOCA_FIELDS_X86_32}"):
         compile_module32(parse_module(module(MAX_GC_ALLOCA_FIELDS_X86_32 - 1)))
+
+
+def test_a_constant_address_beyond_32_bits_of_offset_is_computed_exactly():
+    text = """@g = global [4 x i64] zeroinitializer
+define i64 @main() {
+entry:
+  %r = getelementptr i64, i64* getelementptr ([4 x i64], [4 x i64]* @g, i64 0, i64 1099511627776), i64 1
+  %s = ptrtoint i64* %r to i64
+  ret i64 %s
+}
+"""
+    module = parse_module(text)
+    g = compile_module(module).image.symbols["g"]
+    assert run_module(parse_module(text), gc="none").result == g + 8 * (1 << 40) + 8
+    assert run_module32(parse_module(text)).result == (g + 8 * (1 << 40) + 8) % (1 << 32)
