@@ -11,8 +11,8 @@ from pathlib import Path
 
 from .errors import GCToyError, IRParseError, VerifyError
 from .ir import parse_module, print_module
-from .ir.verifier import check_module
 from .ir.statepoint import convert_statepoints
+from .ir.verifier import check_module
 from .stackmap.command import cmd_readobj
 
 
