@@ -14,6 +14,7 @@ from .errors import GCToyError, IRParseError, VerifyError
 from .fileio import OutputClosed, OutputError, write_output
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
+from .ir.verifier import check_module
 from .stackmap.command import cmd_readobj
 
 
@@ -40,6 +41,7 @@ def _opt_parser() -> argparse.ArgumentParser:
     p.add_argument("--fix-numbering", action="store_true",
                    help="accept %%N names out of sequence and renumber them")
     p.add_argument("--keep-comments", action="store_true", help="keep the input's comments in the output")
+    _add_disable_verify(p)
     spp = p.add_argument_group("place-safepoints options (LLVM's -spp-* flags)")
     for flag, text in (("no-entry", "no poll at function entry"), ("no-backedge", "no polls on loop backedges"),
                        ("no-call", "calls do not count as safepoints when deciding backedge polls"),
@@ -57,6 +59,13 @@ def _opt_parser() -> argparse.ArgumentParser:
     rs.add_argument("--rs4gc-alloca-roots", action="store_true",
                     help="list allocas holding GC pointers in every statepoint's gc-live bundle (gctoy extension)")
     return p
+
+
+def _add_disable_verify(p: argparse.ArgumentParser) -> None:
+    """``-disable-verify``: skip the structural verifier that checks the input before anything else runs."""
+    p.add_argument("-disable-verify", "--disable-verify", dest="disable_verify", action="store_true",
+                   help="do not verify the input module first (as LLVM's flag; invalid IR may then be "
+                   "miscompiled or crash the tool)")
 
 
 def _with_rs4gc_options(pipeline: str, args) -> str:
@@ -111,6 +120,8 @@ def cmd_opt(argv: list[str]) -> int:
                               fix_numbering=args.fix_numbering)
         for note in module.notes:
             print(note, file=sys.stderr)
+        if not args.disable_verify:
+            check_module(module)
         if args.statepoint_form:
             convert_statepoints(module, args.statepoint_form)
         run(module, pipeline)
@@ -140,17 +151,32 @@ def _format_error(e: GCToyError, filename: str) -> str:
     return f"{filename}: error: {e}"
 
 
-def _driver_module(path: str, place_safepoints: bool, implicit: bool):
-    """Read IR for ``llc``/``run``: a module still in the abstract machine model (calls, no statepoints)
-    gets ``rewrite-statepoints-for-gc`` first (and ``place-safepoints`` if asked)."""
-    from .ir.statepoint import statepoints
-    from .passes import run
-    from .passes.rewrite_statepoints import STATEPOINT_STRATEGIES
+def _read_module(path: str, implicit: bool, verify: bool = True, entry: str | None = None):
+    """Parse IR for ``llc``/``run``, verify it (unless ``-disable-verify``), check its declarations of the
+    runtime's functions and (for ``run``) the entry function against the guest ABI."""
+    from .runtime.guest_abi import check_entry, check_runtime_declarations
 
     text = Path(path).read_text(encoding="utf-8")
     module = parse_module(text, path, implicit_declarations=implicit)
     for note in module.notes:
         print(note, file=sys.stderr)
+    if verify:
+        check_module(module)
+    check_runtime_declarations(module, text, path)
+    if entry is not None:
+        check_entry(module, entry, text, path)
+    return module
+
+
+def _driver_module(path: str, place_safepoints: bool, implicit: bool, verify: bool = True,
+                   entry: str | None = None):
+    """Read IR for ``llc``/``run`` (see _read_module): a module still in the abstract machine model (calls, no
+    statepoints) gets ``rewrite-statepoints-for-gc`` first (and ``place-safepoints`` if asked)."""
+    from .ir.statepoint import statepoints
+    from .passes import run
+    from .passes.rewrite_statepoints import STATEPOINT_STRATEGIES
+
+    module = _read_module(path, implicit, verify, entry)
     gc_functions = [f for f in module.definitions() if f.gc in STATEPOINT_STRATEGIES]
     if gc_functions and not any(statepoints(f) for f in gc_functions):
         run(module, ("place-safepoints," if place_safepoints else "") + "rewrite-statepoints-for-gc")
@@ -195,6 +221,7 @@ def cmd_llc(argv: list[str]) -> int:
                    help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice")
     p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
                    help="x86-32 only: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across calls")
+    _add_disable_verify(p)
     args = p.parse_args(argv)
     if args.target == "x86-32":
         return _llc_x86_32(args)
@@ -202,7 +229,8 @@ def cmd_llc(argv: list[str]) -> int:
     from .stackmap import format_stackmap
 
     try:
-        module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
+        module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations,
+                                not args.disable_verify)
         from .passes import run
 
         run(module, "lower-gc-barriers")  # llc's gc-lowering: barriers become code, frame roots start null
@@ -229,13 +257,13 @@ def cmd_llc(argv: list[str]) -> int:
 
 def _llc_x86_32(args) -> int:
     """``gctoy llc --target x86-32``: JIT32 assembly, then every method's GC-info blob and its gcdump text."""
+    from .codegen.symbols import mangle
     from .codegen.x86_32 import compile_module32
     from .coreclr import encode, gcdump
     from .coreclr.emit_gcinfo import module_gcinfo
 
     try:
-        module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
-                              implicit_declarations=args.implicit_declarations)
+        module = _read_module(args.input, args.implicit_declarations, not args.disable_verify)
         compiled = compile_module32(module, frame=args.frame, gc_registers=args.gc_registers)
         infos = module_gcinfo(compiled)
     except (OSError, GCToyError) as e:
@@ -244,7 +272,7 @@ def _llc_x86_32(args) -> int:
     parts += ["", '\t.section .gcinfo_x86,"a"', "# CoreCLR x86 GC info (version 5), one blob per method"]
     for name, info in infos.items():
         blob = encode(info)
-        parts += ["", f"__gcinfo_{name}:"]
+        parts += ["", f"__gcinfo_{mangle(name)}:"]
         parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16)]
         parts += ["# " + line if line else "#" for line in gcdump(blob).splitlines()]
     return _write_lines(parts, args.output)
@@ -256,7 +284,8 @@ def cmd_run(argv: list[str]) -> int:
                                 "collector: IR is lowered by gctoy (after RS4GC when it has no statepoints "
                                 "yet); an ELF object made by llc -filetype=obj runs with LLVM's stack map.")
     p.add_argument("input", help="a .ll file, or an ELF object file (.o) made by llc from statepoint IR")
-    p.add_argument("--entry", default="main", help="the function to run (default: main)")
+    p.add_argument("--entry", default="main", help="the function to run (default: main); it must be defined "
+                   "as 'i64 ()': no parameters, an i64 result")
     p.add_argument("--gc", choices=["semispace", "none"], default="semispace", help="the collector")
     p.add_argument("--stress", action="store_true", help="collect at every statepoint that reaches the runtime")
     p.add_argument("--verify-heap", action="store_true", help="check the heap and the poisoned from-space "
@@ -282,6 +311,7 @@ def cmd_run(argv: list[str]) -> int:
     p.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
                    help=f"stop with an error after S seconds of wall-clock time, runtime calls and collections "
                    f"included (default {DEFAULT_MAX_SECONDS:g}; 0: no limit)")
+    _add_disable_verify(p)
     args = p.parse_args(argv)
     if args.max_instructions < 0 or not 0 <= args.max_seconds < float("inf"):
         p.error("--max-instructions and --max-seconds take a number that is not negative (0: no limit)")
@@ -298,14 +328,14 @@ def cmd_run(argv: list[str]) -> int:
         if args.target == "x86-32":
             from .runtime.run32 import run_module32, trace_collection32
 
-            module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
-                                  implicit_declarations=args.implicit_declarations)
+            module = _read_module(args.input, args.implicit_declarations, not args.disable_verify, args.entry)
             result = run_module32(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
                                   gc_registers=args.gc_registers, **budget,
                                   on_collect=(lambda rt, done: print(trace_collection32(rt, done), file=sys.stderr))
                                   if args.trace else None)
         elif args.input.endswith(".ll"):
-            module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations)
+            module = _driver_module(args.input, args.place_safepoints, args.implicit_declarations,
+                                    not args.disable_verify, args.entry)
             lower_for_shadow_stack(module, convert_statepoints=args.design == "shadow-stack")
             warning = gc_strategy_warning(module) if args.gc != "none" else None
             if warning:

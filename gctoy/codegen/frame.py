@@ -36,7 +36,7 @@ after all of them are written makes the copies of one edge behave as a parallel 
 
 from __future__ import annotations
 
-from ..errors import GCToyError
+from ..errors import GCToyError, VerifyError
 from ..ir import instructions as I
 from ..ir.types import (
     ArrayType,
@@ -51,6 +51,7 @@ from ..ir.types import (
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Argument, ConstantInt, Function, Value
+from .limits import alloca_elements, check_frame_size
 
 SLOT_SIZE = 8
 STACK_ALIGN = 16
@@ -60,6 +61,20 @@ ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 class CodegenError(GCToyError):
     """IR that the x86-64 code generator cannot lower (an unsupported type or instruction)."""
+
+
+class LocatedCodegenError(CodegenError, VerifyError):
+    """A CodegenError that knows the ``file:line:col`` of the instruction it is about."""
+
+
+def located(error: CodegenError, inst) -> CodegenError:
+    """``error`` with the instruction's source location attached (unchanged if it has one or none is known)."""
+    from ..ir.statepoint import source_location
+
+    loc = source_location(inst) if inst is not None else None
+    if isinstance(error, VerifyError) or not loc:
+        return error
+    return LocatedCodegenError(str(error), loc)
 
 
 def _align_to(n: int, a: int) -> int:
@@ -216,10 +231,7 @@ class Frame:
         self.outgoing_size = SLOT_SIZE * max(0, max_args - len(ARG_REGISTERS))
         cursor = self.outgoing_size
         for a in allocas:
-            count = a.count
-            if count is not None and not isinstance(count, ConstantInt):
-                raise CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are supported")
-            n = 1 if count is None else count.value
+            n = alloca_elements(a, function.name)
             align = max(align_of(a.allocated_type), a.align or 1)
             if align > STACK_ALIGN:
                 raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
@@ -235,6 +247,7 @@ class Frame:
             cursor += SLOT_SIZE
         #: what the prologue subtracts from rsp (after pushing rbp)
         self.size = _align_to(cursor, STACK_ALIGN)
+        check_frame_size(self.size, function.name)
         self.values = tuple(values)
         self.allocas = tuple(allocas)
 

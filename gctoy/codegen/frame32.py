@@ -73,8 +73,9 @@ from ..ir.types import (
     VoidType,
     is_gc_pointer,
 )
-from ..ir.values import Argument, ConstantInt, Function, Value
+from ..ir.values import Argument, Function, Value
 from .frame import CodegenError, align_of, field_offset, size_of, value_width
+from .limits import alloca_elements, check_frame_size, check_gc_alloca_fields
 
 SLOT_SIZE = 8
 #: the callee-saved registers in prolog push order (facts.md §11)
@@ -205,10 +206,7 @@ class Frame32:
         cursor = 0
         gc_fields: list[int] = []
         for a in allocas:
-            count = a.count
-            if count is not None and not isinstance(count, ConstantInt):
-                raise CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are supported")
-            n = 1 if count is None else count.value
+            n = alloca_elements(a, function.name)
             align = max(align_of(a.allocated_type), a.align or 1)
             if align > 8:
                 raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most 8 is supported on x86-32")
@@ -216,7 +214,9 @@ class Frame32:
             self._allocas[id(a)] = cursor
             inner = gc_field_offsets(a.allocated_type)
             step = size_of(a.allocated_type)
-            gc_fields += [cursor + i * step + o for i in range(n) for o in inner]
+            if inner:
+                check_gc_alloca_fields(len(gc_fields) + n * len(inner), a, function.name)
+                gc_fields += [cursor + i * step + o for i in range(n) for o in inner]
             cursor += max(1, n * size_of(a.allocated_type))
         cursor = _align_to(cursor, SLOT_SIZE)
         for v in values:
@@ -231,6 +231,7 @@ class Frame32:
                 cursor += 4
         #: bytes of locals the prolog allocates (``frameSize`` = this / 4)
         self.size = _align_to(cursor, 4)
+        check_frame_size(self.size, function.name)
         self.values = tuple(values)
         #: the values with a register home, in definition order
         self.homed = tuple(homed)

@@ -57,6 +57,7 @@ from ..errors import DecodeError, GCToyError
 from ..ir.module import Module
 from ..strategy import ALL_POINT_KINDS, PointKind, strategy_of
 from .frame import ARG_REGISTERS, SLOT_SIZE
+from .symbols import mangle
 from .x86_64 import CompiledFunction, CompiledModule
 
 #: Size of each safe point address in the table (the seed's example: 4 bytes).
@@ -172,7 +173,7 @@ class GCMap:
     @property
     def symbol(self) -> str:
         """The data label of the table."""
-        return f"__gcmap_{self.function}"
+        return f"__gcmap_{mangle(self.function)}"
 
     def to_bytes(self, address_size: int = ADDRESS_SIZE) -> bytes:
         """The table's bytes (no leading alignment)."""
@@ -258,7 +259,7 @@ def parse_gcmap(data: bytes, address_size: int = ADDRESS_SIZE, function: str = "
 
 def read_gcmap(image: Image, function: str, address_size: int = ADDRESS_SIZE) -> GCMap:
     """Decode the ``__gcmap_<function>`` table placed in an image's data."""
-    address = image.address_of(f"__gcmap_{function}")
+    address = image.address_of(f"__gcmap_{mangle(function)}")
     table, _ = decode_gcmap(image.data, address - DATA_BASE, address_size, function)
     return table
 

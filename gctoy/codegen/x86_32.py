@@ -53,7 +53,7 @@ from ..ir.values import (
     Value,
     ZeroInitializer,
 )
-from .frame import CodegenError, gep_terms, size_of
+from .frame import CodegenError, gep_terms, located, size_of
 from .frame32 import (
     CALLEE_SAVED,
     EBP_FRAME_THRESHOLD,
@@ -65,6 +65,7 @@ from .frame32 import (
     stack_words,
     value_bits,
 )
+from .symbols import mangle, with_ir_names
 from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
 from .x86_64 import _check_symbol, _data_text, _signed, _strip_casts, _unsigned, constant_address
 
@@ -151,7 +152,9 @@ class _Lowering32(Arithmetic32):
         self.fn = fn
         self.interruptible = interruptible
         self.safe_points: list[tuple[str, I.Instruction]] = []
-        self.name = _check_symbol(fn.name)
+        self.name = fn.name
+        #: the function's assembler label; its internal labels are ``<label>.bb0``, ``<label>.epilog`` ...
+        self.label_name = mangle(fn.name)
         self.frame = Frame32(fn, ebp_frame, saved, homes)
         #: home registers an instruction's code is using as temporaries (parked in their spill dwords)
         self.borrowed: list[str] = []
@@ -161,7 +164,7 @@ class _Lowering32(Arithmetic32):
         self.calls: list[CallSite32] = []
         self.pushes: list[Push32] = []
         self.callees: list[str] = []
-        self.block_labels = {id(b): f"{self.name}.bb{i}" for i, b in enumerate(fn.blocks)}
+        self.block_labels = {id(b): f"{self.label_name}.bb{i}" for i, b in enumerate(fn.blocks)}
         self._n = 0
 
     # ----------------------------------------------------------------- helpers
@@ -174,7 +177,7 @@ class _Lowering32(Arithmetic32):
 
     def fresh(self, hint: str) -> str:
         self._n += 1
-        return f"{self.name}.{hint}{self._n}"
+        return f"{self.label_name}.{hint}{self._n}"
 
     def slot(self, local: int, half: int = 0) -> str:
         return "dword ptr " + self.frame.address(local + 4 * half, self.pushed)
@@ -191,7 +194,7 @@ class _Lowering32(Arithmetic32):
             self.emit(f"xor {lo}, {lo}")
             self.emit(f"xor {hi}, {hi}")
         elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"mov {lo}, {_check_symbol(v.name)}")
+            self.emit(f"mov {lo}, {_check_symbol(v)}")
             self.emit(f"xor {hi}, {hi}")
         elif isinstance(v, I.Alloca):
             self.emit(f"lea {lo}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
@@ -205,7 +208,7 @@ class _Lowering32(Arithmetic32):
             self.emit(f"mov {hi}, {self.slot(local, 1)}")
         elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
             base, offset = constant_address(v)
-            self.emit(f"mov {lo}, {_check_symbol(base.name)}")
+            self.emit(f"mov {lo}, {_check_symbol(base)}")
             if offset:
                 self.emit(f"add {lo}, {_signed(offset, 32)}")
             self.emit(f"xor {hi}, {hi}")
@@ -233,12 +236,12 @@ class _Lowering32(Arithmetic32):
         if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
             self.emit(f"xor {reg}, {reg}")
         elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"mov {reg}, {_check_symbol(v.name)}")
+            self.emit(f"mov {reg}, {_check_symbol(v)}")
         elif isinstance(v, I.Alloca):
             self.emit(f"lea {reg}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
         elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
             base, offset = constant_address(v)
-            self.emit(f"mov {reg}, {_check_symbol(base.name)}")
+            self.emit(f"mov {reg}, {_check_symbol(base)}")
             if offset:
                 self.emit(f"add {reg}, {_signed(offset, 32)}")
         else:
@@ -289,7 +292,7 @@ class _Lowering32(Arithmetic32):
 
     def lower(self) -> list[str]:
         fn, frame = self.fn, self.frame
-        self.label(f"{self.name}.prolog_end")
+        self.label(f"{self.label_name}.prolog_end")
         for local in frame.gc_alloca_fields:
             self.emit(f"mov {self.slot(local)}, 0")
             self.emit(f"mov {self.slot(local, 1)}, 0")
@@ -326,12 +329,12 @@ class _Lowering32(Arithmetic32):
                     self.label(label)
                     self.safe_points.append((label, inst))
                 self.instruction(inst)
-        self.label(f"{self.name}.epilog")
-        return self.prolog() + self.body + self.epilog() + [f"{self.name}.end:"]
+        self.label(f"{self.label_name}.epilog")
+        return self.prolog() + self.body + self.epilog() + [f"{self.label_name}.end:"]
 
     def prolog(self) -> list[str]:
         frame = self.frame
-        out = [f"{self.name}:"]
+        out = [f"{self.label_name}:"]
         if frame.ebp_frame:
             out += ["    push ebp", "    mov ebp, esp"]
         out += [f"    push {r}" for r in frame.saved]
@@ -373,7 +376,10 @@ class _Lowering32(Arithmetic32):
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-32 code generator")
         self.borrow(self.temporaries(inst))
-        method(inst)
+        try:
+            method(inst)
+        except CodegenError as e:
+            raise located(e, inst) from None
         self.give_back()
 
     def temporaries(self, inst: I.Instruction) -> set[str]:
@@ -503,7 +509,7 @@ class _Lowering32(Arithmetic32):
     def lower_Ret(self, inst: I.Ret) -> None:
         if inst.value is not None:
             self.load(A, inst.value)
-        self.emit(f"jmp {self.name}.epilog")
+        self.emit(f"jmp {self.label_name}.epilog")
 
     def lower_Unreachable(self, inst: I.Unreachable) -> None:
         self.emit("ud2")
@@ -534,7 +540,7 @@ class _Lowering32(Arithmetic32):
                 self.load_lo(place.register, arg)
         if isinstance(target, Function):
             self.callees.append(target.name)
-            self.emit(f"call {_check_symbol(target.name)}")
+            self.emit(f"call {_check_symbol(target)}")
         else:
             self.load_lo("eax", target)
             self.emit("call eax")
@@ -607,6 +613,10 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
     for g in module.globals:
         if g.thread_local is not None:
             raise CodegenError(f"thread-local global @{g.name} is not supported by the x86-32 code generator")
+    helpers = set(DIV_HELPERS.values())
+    for fn in module.functions:
+        if fn.name in helpers:
+            raise CodegenError(f"@{fn.name} is the name of a runtime helper of the x86-32 code generator")
     lowered: list[_Lowering32] = []
     text: list[str] = []
     for fn in module.functions:
@@ -623,10 +633,13 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
                 natives.append(name)
     asm_text = "\n".join(text) + "\n"
     data_text = _data_text(module)
-    image = Image.from_assembly(asm_text, data_text, arch="x86_32", natives=tuple(natives))
+    labels = tuple(n if n in helpers else mangle(n) for n in natives)
+    image = Image.from_assembly(asm_text, data_text, arch="x86_32", natives=labels)
+    image = with_ir_names(image, tuple(natives))
     functions = tuple(
         CompiledFunction32(lw.name, image.address_of(lw.name), lw.frame, tuple(lw.calls), tuple(lw.pushes),
-                           f"{lw.name}.prolog_end", f"{lw.name}.epilog", f"{lw.name}.end", tuple(lw.safe_points))
+                           f"{lw.label_name}.prolog_end", f"{lw.label_name}.epilog", f"{lw.label_name}.end",
+                           tuple(lw.safe_points))
         for lw in lowered
     )
     return CompiledModule32(asm_text, data_text, functions, tuple(natives), image, module)

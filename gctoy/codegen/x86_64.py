@@ -15,23 +15,20 @@ instruction offset once the text is assembled.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ..emu import DATA_BASE, Image, nops
+from ..emu import Image, nops
 from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.module import Module
-from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
+from ..ir.statepoint import GCRelocate, Statepoint, source_location, token_statepoint
 from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type, is_gc_pointer
 from ..ir.values import (
     Argument,
     Constant,
-    ConstantAggregate,
     ConstantExpr,
     ConstantInt,
     ConstantNull,
-    ConstantString,
     Function,
     GlobalVariable,
     Poison,
@@ -40,7 +37,10 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from ..stackmap import Location, LocationKind, StackMap, StackMapRecord, StkSizeRecord, emit
-from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, size_of, value_width
+from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, value_width
+from .data import TLS_BLOCK, data_text as _data_text, defined_global, tls_offsets
+from .limits import MAX_CODE_BYTES, check_patch_bytes
+from .symbols import mangle, with_ir_names
 
 DWARF_RSP = 7
 STACKMAP_SECTION = ".llvm_stackmaps"
@@ -58,7 +58,6 @@ _SUBREGS = {
     "rdx": {8: "rdx", 4: "edx", 2: "dx", 1: "dl"},
 }
 _PTR_WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
-_SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -114,10 +113,9 @@ def _strip_casts(v: Value) -> Value:
     return v
 
 
-def _check_symbol(name: str) -> str:
-    if not _SYMBOL.match(name):
-        raise CodegenError(f"@{name} cannot be an assembler symbol (letters, digits and _ only)")
-    return name
+def _check_symbol(v: GlobalVariable | Function) -> str:
+    """The assembler label of a function or global the code refers to (see symbols.py)."""
+    return defined_global(v)
 
 
 class _FunctionLowering:
@@ -126,15 +124,18 @@ class _FunctionLowering:
     def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
         self.fn = fn
         self.tls = tls or {}
-        self.name = _check_symbol(fn.name)
+        self.name = fn.name
+        #: the function's assembler label; its internal labels are ``<label>.bb0``, ``<label>.sp0`` ...
+        self.label = mangle(fn.name)
         self.frame = Frame(fn)
         self.constants = constants
         self.lines: list[str] = []
         self.records: list[_PendingRecord] = []
         self.callees: list[str] = []
-        self.block_labels = {id(b): f"{self.name}.bb{i}" for i, b in enumerate(fn.blocks)}
+        self.block_labels = {id(b): f"{self.label}.bb{i}" for i, b in enumerate(fn.blocks)}
         self._statepoint_results: dict[int, I.Call] = {}
         self.gc_roots: list[tuple[int, Value]] = []
+        self.patch_bytes = 0
 
     # ----------------------------------------------------------------- helpers
 
@@ -152,16 +153,21 @@ class _FunctionLowering:
         elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
             self.emit(f"mov {reg}, 0")
         elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"movabs {reg}, {_check_symbol(v.name)}")
+            self.emit(f"movabs {reg}, {_check_symbol(v)}")
         elif isinstance(v, I.Alloca):
             self.emit(f"lea {reg}, [rsp + {self.frame.alloca(v)}]")
         elif isinstance(v, (Argument, I.Instruction)):
             self.emit(f"mov {reg}, {self.mem(self.frame.slot(v))}")
         elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
             base, offset = constant_address(v)
-            self.emit(f"movabs {reg}, {_check_symbol(base.name)}")
-            if offset:
-                self.emit(f"add {reg}, {offset}")
+            self.emit(f"movabs {reg}, {_check_symbol(base)}")
+            offset = _signed(offset, 64)
+            if -(1 << 31) <= offset < (1 << 31):
+                if offset:
+                    self.emit(f"add {reg}, {offset}")
+            else:  # no 32-bit immediate holds it: r10 is never used otherwise
+                self.emit(f"movabs r10, {_unsigned(offset, 64)}")
+                self.emit(f"add {reg}, r10")
         else:
             raise CodegenError(f"operand {v!r} is not supported by the x86-64 code generator")
 
@@ -213,7 +219,7 @@ class _FunctionLowering:
 
     def lower(self) -> list[str]:
         fn, frame = self.fn, self.frame
-        self.lines.append(f"{self.name}:")
+        self.lines.append(f"{self.label}:")
         self.emit("push rbp")
         self.emit("mov rbp, rsp")
         if frame.size:
@@ -254,7 +260,10 @@ class _FunctionLowering:
         method = getattr(self, f"lower_{type(inst).__name__}", None)
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
-        method(inst)
+        try:
+            method(inst)
+        except CodegenError as e:
+            raise located(e, inst) from None
 
     def lower_Alloca(self, inst: I.Alloca) -> None:
         """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
@@ -457,17 +466,19 @@ class _FunctionLowering:
         target = _strip_casts(callee)
         if isinstance(target, Function):
             self.callees.append(target.name)
-            return f"call {_check_symbol(target.name)}"
+            return f"call {_check_symbol(target)}"
         self.load("r11", target)
         return "call r11"
 
     def lower_statepoint(self, sp: Statepoint) -> None:
-        label = f"{self.name}.sp{len(self.records)}"
+        label = f"{self.label}.sp{len(self.records)}"
         flags = self.transition_flags(sp) if sp.is_gc_transition else []
         self.prepare_args(sp.call_args)
         for flag, ty in flags:
             self.emit(_tls_store(flag, ty, 1))
         if sp.num_patch_bytes:
+            check_patch_bytes(sp.num_patch_bytes, source_location(sp.call) or f"@{self.fn.name}")
+            self.patch_bytes += sp.num_patch_bytes
             self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(sp.num_patch_bytes)))
         else:
             self.emit(self.call_instruction(sp.target))
@@ -603,86 +614,6 @@ def _has_value(inst: I.Instruction) -> bool:
     return isinstance(inst.type, (IntType, PointerType))
 
 
-# --------------------------------------------------------------------------- data
-
-
-def _constant_bytes(ty: Type, c: Value, addresses: dict[str, int] | None = None) -> bytes:
-    """The little-endian bytes of a global's initializer (``addresses``: where each global lands,
-    for pointers to globals such as a FrameMap's metadata)."""
-    size = size_of(ty)
-    if isinstance(c, (ZeroInitializer, ConstantNull, Undef, Poison)):
-        return bytes(size)
-    if isinstance(ty, PointerType) and isinstance(c, (GlobalVariable, ConstantExpr)):
-        target, offset = constant_address(c)
-        if not isinstance(target, GlobalVariable) or addresses is None or target.name not in addresses:
-            raise CodegenError(f"a data pointer to @{target.name} is not supported (only to global variables)")
-        return _unsigned(addresses[target.name] + offset, 64).to_bytes(8, "little")
-    if isinstance(c, ConstantInt):
-        return _unsigned(c.value, 8 * size).to_bytes(size, "little")
-    if isinstance(c, ConstantString):
-        return c.data.ljust(size, b"\0")
-    if isinstance(c, ConstantAggregate):
-        out = bytearray(size)
-        if isinstance(ty, ArrayType):
-            step = size_of(ty.element)
-            for i, e in enumerate(c.elements):
-                out[i * step:(i + 1) * step] = _constant_bytes(ty.element, e, addresses)
-        elif isinstance(ty, (StructType, NamedStructType)):
-            for i, (et, e) in enumerate(zip(ty.elements, c.elements)):
-                off = field_offset(ty, i)
-                out[off:off + size_of(et)] = _constant_bytes(et, e, addresses)
-        else:
-            raise CodegenError(f"cannot lay out a constant of type {ty}")
-        return bytes(out)
-    raise CodegenError(f"global initializer {c!r} is not supported by the x86-64 code generator")
-
-
-#: the label at the start of the thread-local block; the machine points %fs at it
-TLS_BLOCK = "__tls_block"
-
-
-def tls_offsets(module: Module) -> dict[str, int]:
-    """Offset of each thread-local global from the start of the thread-local block (``%fs:off``)."""
-    out: dict[str, int] = {}
-    cursor = 0
-    for g in module.globals:
-        if g.thread_local is None:
-            continue
-        cursor += -cursor % 8
-        out[g.name] = cursor
-        cursor += max(size_of(g.value_type), 1)
-    return out
-
-
-def _data_text(module: Module) -> str:
-    """Thread-local globals first (after the ``__tls_block`` label), then the others, 8-byte aligned."""
-    lines: list[str] = []
-    cursor = 0
-    ordered = [g for g in module.globals if g.thread_local is not None]
-    if ordered:
-        lines.append(f"{TLS_BLOCK}:")
-    ordered += [g for g in module.globals if g.thread_local is None]
-    addresses: dict[str, int] = {}
-    for g in ordered:  # the layout below, computed first so initializers may point at globals
-        cursor += -cursor % 8
-        addresses[g.name] = DATA_BASE + cursor
-        cursor += max(size_of(g.value_type), 1)
-    cursor = 0
-    for g in ordered:
-        if g.initializer is None:
-            raise CodegenError(f"external global @{g.name} has no definition to place in the image")
-        data = _constant_bytes(g.value_type, g.initializer, addresses)
-        pad = -cursor % 8
-        if pad:
-            lines.append(".byte " + ", ".join(["0"] * pad))
-        lines.append(f"{_check_symbol(g.name)}:")
-        chunk = data or b"\0"
-        for i in range(0, len(chunk), 16):
-            lines.append(".byte " + ", ".join(f"0x{b:02x}" for b in chunk[i:i + 16]))
-        cursor += pad + len(chunk)
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
 # --------------------------------------------------------------------------- module
 
 
@@ -691,12 +622,18 @@ def compile_module(module: Module) -> CompiledModule:
     constants: list[int] = []
     lowered: list[_FunctionLowering] = []
     text: list[str] = []
+    tls = tls_offsets(module)
+    patch_bytes = 0
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        lowering = _FunctionLowering(fn, constants, tls_offsets(module))
+        lowering = _FunctionLowering(fn, constants, tls)
         text += lowering.lower()
         lowered.append(lowering)
+        patch_bytes += lowering.patch_bytes
+        if patch_bytes > MAX_CODE_BYTES:
+            raise CodegenError(f"the statepoints' patch bytes add up to more than the image's {MAX_CODE_BYTES} "
+                               "bytes of code")
     defined = {lowering.name for lowering in lowered}
     natives: list[str] = []
     for lowering in lowered:
@@ -705,7 +642,8 @@ def compile_module(module: Module) -> CompiledModule:
                 natives.append(name)
     asm_text = "\n".join(text) + "\n"
     data_text = _data_text(module)
-    image = Image.from_assembly(asm_text, data_text, natives=tuple(natives))
+    image = Image.from_assembly(asm_text, data_text, natives=tuple(mangle(n) for n in natives))
+    image = with_ir_names(image, tuple(natives))
     functions, records, compiled = [], [], []
     for lowering in lowered:
         address = image.address_of(lowering.name)

@@ -18,7 +18,7 @@ from .gcroot_rules import gc_intrinsic_problems
 from .intrinsics import RELOCATE, RESULT, STATEPOINT, base_name, is_relocate_name, is_result_name
 from .module import Module
 from .statepoint import Statepoint, StatepointForm, source_location, token_statepoint
-from .types import I1, VOID, FunctionType, IntType, PointerType, is_gc_pointer
+from .types import I1, VOID, FunctionType, IntType, PointerType, TokenType, is_gc_pointer
 from .values import Argument, BasicBlock, Function
 
 
@@ -77,8 +77,9 @@ class _FunctionVerifier:
 
     def run(self) -> list[Problem]:
         fn = self.fn
+        self.signature()
         if fn.is_declaration:
-            return []
+            return self.problems
         self.structure()
         if self.problems:
             return self.problems  # dominance needs a sane CFG
@@ -88,6 +89,18 @@ class _FunctionVerifier:
         for p in gc_intrinsic_problems(fn):
             self.report(p.call, p.message)
         return self.problems
+
+    def signature(self) -> None:
+        """Only intrinsics take or return a token."""
+        fn = self.fn
+        if fn.name.startswith("llvm."):
+            return
+        mod = getattr(fn, "module", None)
+        where = getattr(mod, "filename", None) or f"@{fn.name}"
+        if isinstance(fn.ftype.ret, TokenType):
+            self.problems.append(Problem(where, f"function @{fn.name} returns a token but is not an intrinsic"))
+        if any(isinstance(t, TokenType) for t in fn.ftype.params):
+            self.problems.append(Problem(where, f"function @{fn.name} takes a token but is not an intrinsic"))
 
     # -- blocks and terminators ----------------------------------------------------
     def structure(self) -> None:
@@ -124,6 +137,8 @@ class _FunctionVerifier:
                     seen_other = True
 
     def check_phi(self, phi: I.Phi, preds: list[BasicBlock]) -> None:
+        if isinstance(phi.type, TokenType):
+            self.report(phi, "phi nodes cannot have token type")
         want: dict[int, int] = {}
         for p in preds:
             want[id(p)] = want.get(id(p), 0) + 1
@@ -184,7 +199,11 @@ class _FunctionVerifier:
             elif isinstance(inst, I.Br) and inst.is_conditional:
                 if inst.condition.type != I1:
                     self.report(inst, "branch condition must be i1")
+            elif isinstance(inst, I.Alloca) and isinstance(inst.allocated_type, TokenType):
+                self.report(inst, "invalid type for alloca: 'token'")
             elif isinstance(inst, I.Select):
+                if isinstance(inst.type, TokenType):
+                    self.report(inst, "select values cannot have token type")
                 if inst.condition.type != I1:
                     self.report(inst, "select condition must be i1")
                 if inst.true_value.type != inst.false_value.type:
