@@ -277,7 +277,8 @@ cmd_nightly() {
         cmd_test tests/passes/test_rs4gc_differential.py tests/ir/test_fuzz_parser.py \
         tests/passes/test_verify_safepoints.py tests/coreclr/test_coreclr_blob_fuzz.py \
         tests/coreclr/test_coreclr_ptrtab_fuzz_a.py tests/coreclr/test_coreclr_ptrtab_fuzz_b.py \
-        tests/runtime/test_runtime_differential.py tests/runtime/test_runtime_shadow_stack_generated.py "$@"
+        tests/runtime/test_runtime_differential.py tests/runtime/test_runtime_shadow_stack_generated.py \
+        tests/hard_input/test_run_damaged_objects.py tests/hard_input/test_cli_fuzz.py "$@"
 }
 
 cmd_bench() {
