@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from .errors import GCToyError, IRParseError, VerifyError
+from .inputs import InputError, read_text_input
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .stackmap.command import cmd_readobj
@@ -93,16 +94,9 @@ def cmd_opt(argv: list[str]) -> int:
     from .passes import parse_pipeline, run
 
     name = args.input
-    try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except OSError as e:
-        print(f"gctoy opt: error: cannot read '{name}': {e.strerror}", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError as e:
-        print(f"{name}: error: not UTF-8 text (byte offset {e.start})", file=sys.stderr)
-        return 1
     filename = "<stdin>" if name == "-" else name
     try:
+        text = read_text_input(name)
         pipeline = _with_rs4gc_options(_with_spp_options(args.passes, args), args)
         parse_pipeline(pipeline)
         module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
@@ -134,7 +128,7 @@ def _module_is_opaque(module) -> bool:
 
 def _format_error(e: GCToyError, filename: str) -> str:
     """``file:line:col: error: message`` where the error knows its place, else ``file: error: message``."""
-    if isinstance(e, IRParseError):
+    if isinstance(e, (IRParseError, InputError)):
         return str(e)
     if isinstance(e, VerifyError):
         return str(e) if e.location else f"{filename}: error: {e.message}"
@@ -148,8 +142,7 @@ def _driver_module(path: str, place_safepoints: bool, implicit: bool):
     from .passes import run
     from .passes.rewrite_statepoints import STATEPOINT_STRATEGIES
 
-    text = Path(path).read_text(encoding="utf-8")
-    module = parse_module(text, path, implicit_declarations=implicit)
+    module = parse_module(read_text_input(path), path, implicit_declarations=implicit)
     for note in module.notes:
         print(note, file=sys.stderr)
     gc_functions = [f for f in module.definitions() if f.gc in STATEPOINT_STRATEGIES]
@@ -239,7 +232,7 @@ def _llc_x86_32(args) -> int:
     from .coreclr.emit_gcinfo import module_gcinfo
 
     try:
-        module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
+        module = parse_module(read_text_input(args.input), args.input,
                               implicit_declarations=args.implicit_declarations)
         compiled = compile_module32(module, frame=args.frame, gc_registers=args.gc_registers)
         infos = module_gcinfo(compiled)
@@ -292,7 +285,7 @@ def cmd_run(argv: list[str]) -> int:
         if args.target == "x86-32":
             from .runtime.run32 import run_module32, trace_collection32
 
-            module = parse_module(Path(args.input).read_text(encoding="utf-8"), args.input,
+            module = parse_module(read_text_input(args.input), args.input,
                                   implicit_declarations=args.implicit_declarations)
             result = run_module32(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
                                   gc_registers=args.gc_registers,
