@@ -21,7 +21,7 @@ class InstructionParser:
         if tok[0] == "LOCAL" and self.peek(1)[1] == "=":
             name_tok = tok
             name = self.local_name(tok)
-            self.i += 2
+            self.skip(2)
         op_tok = self.peek()
         if op_tok[0] != "WORD":
             raise self.err("expected instruction opcode")
@@ -52,8 +52,8 @@ class InstructionParser:
 
     def align_suffix(self) -> int | None:
         if self.at(",") and self.peek(1)[1] == "align":
-            self.i += 2
-            return self.int_literal("alignment")
+            self.skip(2)
+            return self.alignment()
         return None
 
     def inst_alloca(self) -> I.Instruction:
@@ -65,7 +65,7 @@ class InstructionParser:
         while self.at(",") and self.peek(1)[0] != "METAVAR":
             self.next()
             if self.accept("align"):
-                align = self.int_literal("alignment")
+                align = self.alignment()
             elif self.at("addrspace"):
                 space = self.addrspace()
             else:
@@ -329,6 +329,7 @@ class InstructionParser:
             raise self.err("expected a callee (a function name or a pointer value)")
         # Parse the arguments first so the short form's function type can be built.
         save = self.i
+        self.pins += 1  # the callee is parsed after the arguments: keep their tokens
         self.next()
         if const_callee:
             self.accept("inbounds")
@@ -359,6 +360,7 @@ class InstructionParser:
         # the callee, typed as a pointer to the function type
         end = self.i
         self.i = save
+        self.pins -= 1
         callee_ptr_ty = PointerType(None if self.opaque else ftype, 0)
         if const_callee:
             callee = self.constant(callee_ptr_ty)
