@@ -13,8 +13,8 @@ from typing import BinaryIO
 
 from .errors import GCToyError
 
-#: The largest IR text gctoy reads (64 MiB: the benchmark modules of 50,000 lines are 2.5 MB).
-TEXT_INPUT_LIMIT = 64 * 1024 * 1024
+#: The largest IR text gctoy reads (32 MiB: the benchmark modules of 50,000 lines are 2.5 MB).
+TEXT_INPUT_LIMIT = 32 * 1024 * 1024
 #: The largest binary input gctoy reads (an object file or a GC-info blob).
 BYTES_INPUT_LIMIT = 64 * 1024 * 1024
 _CHUNK = 1 << 20

@@ -7,6 +7,7 @@ line/column are computed from the offset when needed.
 from __future__ import annotations
 
 import re
+from array import array
 
 from ..errors import IRParseError
 
@@ -31,6 +32,9 @@ _SPEC = [
     ("ELLIPSIS", r"\.\.\."),
     ("PUNCT", r"[()\[\]{}<>,=*!:|]"),
     ("BAD", r"\S"),
+    # the blanks at the end: without this alternative a text ending in many blanks would make
+    # every match try (and undo) the whole run of blanks, quadratic time
+    ("END", r"\Z"),
 ]
 _MASTER = re.compile(r"(\s*)(?:" + "|".join(f"({pat})" for _, pat in _SPEC) + ")")
 _KINDS = [None, None] + [name for name, _ in _SPEC]
@@ -103,6 +107,38 @@ class SourceText:
         return IRParseError(message, self.filename, line, col)
 
 
+class CommentQueue:
+    """Comments waiting to be attached, as ``(text, offset, own_line)`` items.
+
+    They are kept as offsets in arrays (17 bytes each) and sliced from the text when read,
+    so that a file of many short comment lines does not cost a Python object per line.
+    """
+
+    def __init__(self, text: str):
+        self._text = text
+        self._starts = array("q")
+        self._ends = array("q")
+        self._own = bytearray()
+
+    def add(self, start: int, end: int, own_line: bool) -> None:
+        """Queue the comment ``text[start:end]``."""
+        self._starts.append(start)
+        self._ends.append(end)
+        self._own.append(own_line)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, k: int) -> tuple[str, int, bool]:
+        start = self._starts[k]
+        return self._text[start:self._ends[k]], start, bool(self._own[k])
+
+    def __delitem__(self, k: slice) -> None:
+        del self._starts[k]
+        del self._ends[k]
+        del self._own[k]
+
+
 class Lexer:
     """Splits the text into tokens on demand, a batch at a time, so that only a window of
     tokens is held in memory; comments are collected beside the tokens.
@@ -117,7 +153,7 @@ class Lexer:
         self._last_offset: int | None = None
         self.done = False
 
-    def fill(self, tokens: list, comments: list, count: int = 4096) -> None:
+    def fill(self, tokens: list, comments: CommentQueue, count: int = 4096) -> None:
         """Append up to ``count`` more tokens (and the comments among them) to the lists."""
         if self.done:
             return
@@ -131,9 +167,13 @@ class Lexer:
             start, end = m.span(k)
             value = text[start:end]
             if kind == "COMMENT":
-                own_line = last is None or "\n" in m.group(1) or "\n" in text[last:start]
-                comments.append((value, start, own_line))
+                # a comment runs to the end of its line, so the blanks before this one hold the
+                # newline whenever a token or comment came before it on an earlier line
+                own_line = last is None or "\n" in m.group(1)
+                comments.add(start, end, own_line)
                 continue
+            if kind == "END":
+                break
             if kind == "BAD":
                 if value == '"':
                     raise self.src.error(start, "unterminated string constant")

@@ -73,7 +73,7 @@ class LimitChecks:
 
     def check_pointee_depth(self, ty: Type, offset: int) -> None:
         """A pointer to ``ty`` must stay within the nesting limit."""
-        if self.depth + type_depth(ty) >= MAX_NESTING:
+        if self.depth + type_depth(ty) > MAX_NESTING:
             raise self.err(f"types and constants nest more than {MAX_NESTING} levels deep "
                            "(gctoy's nesting limit)", offset)
 

@@ -21,7 +21,7 @@ from .keywords import (
     VALUE_WORDS,
 )
 from .instruction_parser import InstructionParser
-from .lexer import Lexer, SourceText, first_pointer_spelling
+from .lexer import CommentQueue, Lexer, SourceText, first_pointer_spelling
 from .limits import LimitChecks
 from .module import Module
 from .type_rules import recursive_type
@@ -67,6 +67,7 @@ from .values import (
 
 _FLOAT_KINDS = {"half", "float", "double"}
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
+_NO_COMMENTS: list[str] = []  # shared, never modified: most entities have no comments
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
 
@@ -122,11 +123,13 @@ class _Parser(InstructionParser, LimitChecks):
         self.src = SourceText(text, filename)
         self.lexer = Lexer(self.src)
         self.toks: list = []
-        self.comments: list = []
+        self.comments = CommentQueue(text)
         self.lexer.fill(self.toks, self.comments)
         self.i = 0
         self.pins = 0
         self.type_offsets: dict[str, int] = {}
+        # Equal constants and types are shared (as LLVM uniques them): fewer objects on big inputs.
+        self.uniqued: dict = {}
         self.ci = 0
         self.module = Module()
         self.module.filename = filename
@@ -188,8 +191,11 @@ class _Parser(InstructionParser, LimitChecks):
         return self.toks[self.i][1] == text
 
     def accept(self, text: str) -> bool:
-        if self.toks[self.i][1] == text:
-            self.next()
+        i = self.i
+        if self.toks[i][1] == text:
+            self.i = i + 1
+            if i + 9 >= len(self.toks):
+                self.lexer.fill(self.toks, self.comments)
             return True
         return False
 
@@ -223,6 +229,8 @@ class _Parser(InstructionParser, LimitChecks):
 
     # -- comments -------------------------------------------------------------
     def leading_comments(self, offset: int) -> list[str]:
+        if self.ci >= len(self.comments) or self.comments[self.ci][1] >= offset:
+            return _NO_COMMENTS
         out = []
         while self.ci < len(self.comments) and self.comments[self.ci][1] < offset:
             out.append(self.comments[self.ci][0])
@@ -277,7 +285,7 @@ class _Parser(InstructionParser, LimitChecks):
                 entity.comment_after = self.trailing_comment()
             elif comments:
                 m.header.comments.extend(comments)
-        self.leading_comments(len(self.src.text) + 1)
+        self.ci = len(self.comments)  # comments after the last entity are not kept
         self.finish_globals()
         bad = recursive_type({name: m.named_type(name) for name in self.type_offsets})
         if bad is not None:
@@ -451,7 +459,8 @@ class _Parser(InstructionParser, LimitChecks):
             raise self.err(f"pointer to this type ('{ty}') is invalid")
         if not isinstance(ty, (IntType, NamedStructType)):
             self.check_pointee_depth(ty, offset)
-        return PointerType(ty, space)
+        p = PointerType(ty, space)
+        return self.uniqued.setdefault(p, p)
 
     def addrspace(self) -> int:
         if not self.accept("addrspace"):
@@ -486,7 +495,8 @@ class _Parser(InstructionParser, LimitChecks):
                 if self.accept(")"):
                     break
                 self.expect(",")
-        return FunctionType(ret, tuple(params), vararg)
+        f = FunctionType(ret, tuple(params), vararg)
+        return self.uniqued.setdefault(f, f)
 
     # -- attributes ------------------------------------------------------------------
     def attribute(self, allow_group: bool = True) -> Attribute | None:
@@ -911,7 +921,8 @@ class _Parser(InstructionParser, LimitChecks):
                 if isinstance(ty, FloatType):
                     return ConstantFloat(ty, text)
                 raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
-            return ConstantInt(ty, _wrap(self.int_value(tok), ty.bits))
+            c = ConstantInt(ty, _wrap(self.int_value(tok), ty.bits))
+            return self.uniqued.setdefault(c, c)
         if kind in ("FLOAT", "HEXFLOAT"):
             if not isinstance(ty, FloatType):
                 raise self.err(f"floating point constant invalid for type '{ty}'", tok[2])
