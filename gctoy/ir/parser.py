@@ -21,11 +21,12 @@ from .keywords import (
     VALUE_WORDS,
 )
 from .instruction_parser import InstructionParser
-from .lexer import CommentQueue, Lexer, SourceText, first_pointer_spelling
+from .lexer import first_pointer_spelling
 from .limits import LimitChecks
 from .module import Module
 from .type_rules import recursive_type
 from .names import unescape
+from .token_cursor import TokenCursor
 from .types import (
     LABEL,
     METADATA,
@@ -67,7 +68,6 @@ from .values import (
 
 _FLOAT_KINDS = {"half", "float", "double"}
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
-_NO_COMMENTS: list[str] = []  # shared, never modified: most entities have no comments
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
 
@@ -118,19 +118,12 @@ def parse_type(text: str) -> Type:
     return ty
 
 
-class _Parser(InstructionParser, LimitChecks):
+class _Parser(InstructionParser, LimitChecks, TokenCursor):
     def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool):
-        self.src = SourceText(text, filename)
-        self.lexer = Lexer(self.src)
-        self.toks: list = []
-        self.comments = CommentQueue(text)
-        self.lexer.fill(self.toks, self.comments)
-        self.i = 0
-        self.pins = 0
+        TokenCursor.__init__(self, text, filename)
         self.type_offsets: dict[str, int] = {}
         # Equal constants and types are shared (as LLVM uniques them): fewer objects on big inputs.
         self.uniqued: dict = {}
-        self.ci = 0
         self.module = Module()
         self.module.filename = filename
         self.implicit = implicit_declarations
@@ -154,96 +147,6 @@ class _Parser(InstructionParser, LimitChecks):
 
     def mixed_pointers(self, offset: int) -> IRParseError:
         return self.err("typed pointers ('T*') and opaque pointers ('ptr') cannot be mixed in one module", offset)
-
-    # -- token helpers ------------------------------------------------------
-    # The token list is a window: the lexer appends batches as the parser nears the end of it
-    # (at least 8 tokens stay ahead of ``self.i``), and ``release`` drops what was consumed
-    # between instructions and top-level entities, unless a parse is pinned for backtracking.
-    def peek(self, k: int = 0):
-        return self.toks[self.i + k]
-
-    def next(self):
-        i = self.i
-        tok = self.toks[i]
-        if tok[0] != "EOF":
-            self.i = i + 1
-            if i + 9 >= len(self.toks):
-                self.lexer.fill(self.toks, self.comments)
-        return tok
-
-    def skip(self, n: int) -> None:
-        """Step over ``n`` tokens already looked at."""
-        self.i += n
-        if self.i + 8 >= len(self.toks):
-            self.lexer.fill(self.toks, self.comments)
-
-    def release(self) -> None:
-        """Forget the tokens and comments already consumed (bounded memory on long inputs)."""
-        if self.i > 4096 and not self.pins:
-            del self.toks[:self.i]
-            self.i = 0
-            del self.comments[:self.ci]
-            self.ci = 0
-
-    def at(self, text: str) -> bool:
-        # keywords and punctuation only: no other token's text can equal them (strings keep
-        # their quotes, names their sigils, labels their colon)
-        return self.toks[self.i][1] == text
-
-    def accept(self, text: str) -> bool:
-        i = self.i
-        if self.toks[i][1] == text:
-            self.i = i + 1
-            if i + 9 >= len(self.toks):
-                self.lexer.fill(self.toks, self.comments)
-            return True
-        return False
-
-    def expect(self, text: str, what: str | None = None):
-        if not self.at(text):
-            raise self.err(f"expected '{text}'" + (f" {what}" if what else ""))
-        return self.next()
-
-    def expect_kind(self, kind: str, what: str | None = None):
-        tok = self.peek()
-        if tok[0] != kind:
-            raise self.err(f"expected {what or kind.lower()}")
-        return self.next()
-
-    def err(self, message: str, offset: int | None = None) -> IRParseError:
-        if offset is None:
-            offset = self.peek()[2]
-        return self.src.error(offset, message)
-
-    def int_literal(self, what: str = "integer") -> int:
-        tok = self.peek()
-        if tok[0] != "INT":
-            raise self.err(f"expected {what}")
-        value = self.int_value(tok)
-        self.next()
-        return value
-
-    def string(self) -> str:
-        tok = self.expect_kind("STRING", "string constant")
-        return unescape(tok[1][1:-1]).decode("utf-8", "surrogateescape")
-
-    # -- comments -------------------------------------------------------------
-    def leading_comments(self, offset: int) -> list[str]:
-        if self.ci >= len(self.comments) or self.comments[self.ci][1] >= offset:
-            return _NO_COMMENTS
-        out = []
-        while self.ci < len(self.comments) and self.comments[self.ci][1] < offset:
-            out.append(self.comments[self.ci][0])
-            self.ci += 1
-        return out
-
-    def trailing_comment(self) -> str | None:
-        if self.ci < len(self.comments):
-            text, off, own_line = self.comments[self.ci]
-            if not own_line and off < self.peek()[2]:
-                self.ci += 1
-                return text
-        return None
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -459,8 +362,11 @@ class _Parser(InstructionParser, LimitChecks):
             raise self.err(f"pointer to this type ('{ty}') is invalid")
         if not isinstance(ty, (IntType, NamedStructType)):
             self.check_pointee_depth(ty, offset)
-        p = PointerType(ty, space)
-        return self.uniqued.setdefault(p, p)
+        key = ("*", id(ty), space)  # the cached pointer keeps ``ty`` alive, so its id stays unique
+        p = self.uniqued.get(key)
+        if p is None:
+            p = self.uniqued[key] = PointerType(ty, space)
+        return p
 
     def addrspace(self) -> int:
         if not self.accept("addrspace"):
@@ -495,8 +401,11 @@ class _Parser(InstructionParser, LimitChecks):
                 if self.accept(")"):
                     break
                 self.expect(",")
-        f = FunctionType(ret, tuple(params), vararg)
-        return self.uniqued.setdefault(f, f)
+        key = ("()", id(ret), *map(id, params), vararg)  # the cached type keeps its parts alive
+        f = self.uniqued.get(key)
+        if f is None:
+            f = self.uniqued[key] = FunctionType(ret, tuple(params), vararg)
+        return f
 
     # -- attributes ------------------------------------------------------------------
     def attribute(self, allow_group: bool = True) -> Attribute | None:
@@ -921,8 +830,12 @@ class _Parser(InstructionParser, LimitChecks):
                 if isinstance(ty, FloatType):
                     return ConstantFloat(ty, text)
                 raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
-            c = ConstantInt(ty, _wrap(self.int_value(tok), ty.bits))
-            return self.uniqued.setdefault(c, c)
+            value = _wrap(self.int_value(tok), ty.bits)
+            key = (ty.bits, value)
+            c = self.uniqued.get(key)
+            if c is None:
+                c = self.uniqued[key] = ConstantInt(ty, value)
+            return c
         if kind in ("FLOAT", "HEXFLOAT"):
             if not isinstance(ty, FloatType):
                 raise self.err(f"floating point constant invalid for type '{ty}'", tok[2])
