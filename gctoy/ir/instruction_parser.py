@@ -360,11 +360,11 @@ class InstructionParser:
         # the callee, typed as a pointer to the function type
         end = self.i
         self.i = save
-        self.pins -= 1
         callee_ptr_ty = PointerType(None if self.opaque else ftype, 0)
         if const_callee:
             callee = self.constant(callee_ptr_ty)
             self.i = end
+            self.pins -= 1
             return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
         if callee_tok[0] == "GLOBAL":
             gname = self.global_name(callee_tok)
@@ -386,6 +386,7 @@ class InstructionParser:
                 and callee.type.pointee != ftype:
             raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
         self.i = end
+        self.pins -= 1
         return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
 
     def call_tail(self, ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy) -> dict:

@@ -931,6 +931,7 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             return ()
         self.enter(self.peek()[2])
         while True:
+            self.release()  # one constant can be most of the file
             ty = self.type_()
             out.append(self.constant(ty))
             if self.accept(close):

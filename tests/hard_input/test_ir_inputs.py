@@ -107,6 +107,18 @@ def test_memory_grows_at_most_20x_the_input(tmp_path: Path) -> None:
     assert r.peak_rss_mb - base.peak_rss_mb <= 20 * size_mb, (size_mb, base.peak_rss_mb, r.describe())
 
 
+def test_one_huge_constant_is_read_in_bounded_memory(tmp_path: Path) -> None:
+    """A single global whose initializer is most of a 5 MB file costs no more per byte than a module."""
+    n = 600_000
+    text = f"@g = global [{n} x i64] [" + ", ".join(f"i64 {k % 1000}" for k in range(n)) + "]\n" + MAIN
+    big = _write(tmp_path, "const.ll", text)
+    base = run_gctoy(["opt", _write(tmp_path, "small.ll", MAIN)])
+    r = run_gctoy(["opt", big], timeout=300)
+    assert base.returncode == 0 and r.returncode == 0, r.describe()
+    size_mb = len(text) / (1024 * 1024)
+    assert r.peak_rss_mb - base.peak_rss_mb <= 20 * size_mb, (size_mb, base.peak_rss_mb, r.describe())
+
+
 # -- nesting --------------------------------------------------------------------------------------
 
 

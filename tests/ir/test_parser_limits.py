@@ -195,3 +195,21 @@ def test_messages_name_values_in_llvm_syntax() -> None:
     assert repr(module.get_function("bar")) == "void (double)* @bar"
     assert repr(module.globals[0].value_type) == "i8*"
     assert str(module.get_function("main").blocks[0]) == "label %0"
+
+
+def test_long_constants_and_calls_survive_the_token_window() -> None:
+    """The parser keeps only a window of tokens: a constant or a call longer than the window
+    (the callee is read after the arguments) still parses and round-trips."""
+    n = 6000
+    elems = ", ".join(f"i64 {k}" for k in range(n))
+    text = (f"@big = global [{n} x i64] [{elems}]\n"
+            f"declare void @take([{n} x i64])\n"
+            "define void @f() {\n"
+            + "".join(f"  %v{k} = add i64 {k}, 1\n" for k in range(3000))
+            + f"  call void bitcast (void ([{n} x i64])* @take to void ([{n} x i64])*)([{n} x i64] [{elems}])\n"
+            f"  call void @take([{n} x i64] [{elems}])\n"
+            "  ret void\n}\n")
+    module = parse_module(text, "long.ll")
+    printed = print_module(module)
+    assert module_key(parse_module(printed, "long.ll")) == module_key(module)
+    assert printed.count(f"i64 {n - 1}]") == 3
