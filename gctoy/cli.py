@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .errors import GCToyError, IRParseError, VerifyError
 from .fileio import OutputClosed, OutputError, write_output
+from .inputs import InputError, read_text_input
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .ir.verifier import check_module
@@ -104,16 +105,9 @@ def cmd_opt(argv: list[str]) -> int:
     from .passes import parse_pipeline, run
 
     name = args.input
-    try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except OSError as e:
-        print(f"gctoy opt: error: cannot read '{name}': {e.strerror}", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError as e:
-        print(f"{name}: error: not UTF-8 text (byte offset {e.start})", file=sys.stderr)
-        return 1
     filename = "<stdin>" if name == "-" else name
     try:
+        text = read_text_input(name)
         pipeline = _with_rs4gc_options(_with_spp_options(args.passes, args), args)
         parse_pipeline(pipeline)
         module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
@@ -144,7 +138,7 @@ def _module_is_opaque(module) -> bool:
 
 def _format_error(e: GCToyError, filename: str) -> str:
     """``file:line:col: error: message`` where the error knows its place, else ``file: error: message``."""
-    if isinstance(e, IRParseError):
+    if isinstance(e, (IRParseError, InputError)):
         return str(e)
     if isinstance(e, VerifyError):
         return str(e) if e.location else f"{filename}: error: {e.message}"
@@ -156,7 +150,7 @@ def _read_module(path: str, implicit: bool, verify: bool = True, entry: str | No
     runtime's functions and (for ``run``) the entry function against the guest ABI."""
     from .runtime.guest_abi import check_entry, check_runtime_declarations
 
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text_input(path)
     module = parse_module(text, path, implicit_declarations=implicit)
     for note in module.notes:
         print(note, file=sys.stderr)

@@ -21,7 +21,7 @@ class InstructionParser:
         if tok[0] == "LOCAL" and self.peek(1)[1] == "=":
             name_tok = tok
             name = self.local_name(tok)
-            self.i += 2
+            self.skip(2)
         op_tok = self.peek()
         if op_tok[0] != "WORD":
             raise self.err("expected instruction opcode")
@@ -52,8 +52,8 @@ class InstructionParser:
 
     def align_suffix(self) -> int | None:
         if self.at(",") and self.peek(1)[1] == "align":
-            self.i += 2
-            return self.int_literal("alignment")
+            self.skip(2)
+            return self.alignment()
         return None
 
     def inst_alloca(self) -> I.Instruction:
@@ -65,7 +65,7 @@ class InstructionParser:
         while self.at(",") and self.peek(1)[0] != "METAVAR":
             self.next()
             if self.accept("align"):
-                align = self.int_literal("alignment")
+                align = self.alignment()
             elif self.at("addrspace"):
                 space = self.addrspace()
             else:
@@ -329,6 +329,7 @@ class InstructionParser:
             raise self.err("expected a callee (a function name or a pointer value)")
         # Parse the arguments first so the short form's function type can be built.
         save = self.i
+        self.pins += 1  # the callee is parsed after the arguments: keep their tokens
         self.next()
         if const_callee:
             self.accept("inbounds")
@@ -363,6 +364,7 @@ class InstructionParser:
         if const_callee:
             callee = self.constant(callee_ptr_ty)
             self.i = end
+            self.pins -= 1
             return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
         if callee_tok[0] == "GLOBAL":
             gname = self.global_name(callee_tok)
@@ -384,6 +386,7 @@ class InstructionParser:
                 and callee.type.pointee != ftype:
             raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
         self.i = end
+        self.pins -= 1
         return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
 
     def call_tail(self, ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy) -> dict:

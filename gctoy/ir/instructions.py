@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import VerifyError
+
 from .types import (
     I1,
     TOKEN,
@@ -316,11 +318,16 @@ class Phi(Instruction):
         self.incoming.append((value, block))
 
     def value_for(self, block: BasicBlock) -> Value:
-        """The incoming value from ``block``."""
+        """The incoming value from ``block``; a :class:`VerifyError` when the phi has none."""
         for v, b in self.incoming:
             if b is block:
                 return v
-        raise KeyError(block)
+        where = None
+        fn = self.function
+        if self.loc and fn is not None:
+            where = f"{getattr(getattr(fn, 'module', None), 'filename', None) or '<input>'}:{self.loc[0]}:{self.loc[1]}"
+        label = f"%{block.name}" if block.name is not None else "an unnamed block"
+        raise VerifyError(f"phi has no incoming value for its predecessor {label}", where)
 
 
 class Br(_Simple):

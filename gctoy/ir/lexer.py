@@ -1,13 +1,13 @@
 """Tokens of LLVM's textual IR.
 
-One compiled regular expression splits the whole text; a token is a tuple
-``(kind, text, offset)`` and line/column are computed from the offset only
-when an error needs them.
+One compiled regular expression splits the text, a batch of tokens at a time (the
+parser asks for more as it goes); a token is a tuple ``(kind, text, offset)`` and
+line/column are computed from the offset when needed.
 """
 from __future__ import annotations
 
-import bisect
 import re
+from array import array
 
 from ..errors import IRParseError
 
@@ -32,9 +32,30 @@ _SPEC = [
     ("ELLIPSIS", r"\.\.\."),
     ("PUNCT", r"[()\[\]{}<>,=*!:|]"),
     ("BAD", r"\S"),
+    # the blanks at the end: without this alternative a text ending in many blanks would make
+    # every match try (and undo) the whole run of blanks, quadratic time
+    ("END", r"\Z"),
 ]
 _MASTER = re.compile(r"(\s*)(?:" + "|".join(f"({pat})" for _, pat in _SPEC) + ")")
 _KINDS = [None, None] + [name for name, _ in _SPEC]
+
+
+# Comments, strings and names are skipped whole, so only a type's own ``ptr`` or ``*`` matches.
+_POINTER_SPELLING = re.compile(r';[^\n]*|c?"[^"\n]*"|[%@!#]?[-a-zA-Z$._0-9]+:?|\*')
+
+
+def first_pointer_spelling(text: str) -> str | None:
+    """``"ptr"`` or ``"*"``: how the text spells its first pointer type (None: it has none)."""
+    for m in _POINTER_SPELLING.finditer(text):
+        word = m.group()
+        if word == "ptr" or word == "*":
+            return word
+    return None
+
+
+def describe_char(ch: str) -> str:
+    """A character as an error message shows it: ``'$'`` when printable, else ``U+0000``."""
+    return f"'{ch}'" if ch.isprintable() else f"U+{ord(ch):04X}"
 
 
 class Token(tuple):
@@ -56,17 +77,29 @@ class Token(tuple):
 
 
 class SourceText:
-    """The text being parsed, with offset -> (line, column) lookups."""
+    """The text being parsed, with offset -> (line, column) lookups.
+
+    Lookups count newlines from the previous lookup (the parser asks in increasing order),
+    so no table of line starts is kept: memory stays proportional to the text alone.
+    """
 
     def __init__(self, text: str, filename: str = "<input>"):
         self.text = text
         self.filename = filename
-        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._last = (0, 1, 0)  # (offset, line, offset of that line's start)
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of an offset."""
-        line = bisect.bisect_right(self._line_starts, offset) - 1
-        return line + 1, offset - self._line_starts[line] + 1
+        text = self.text
+        last, line, start = self._last
+        if offset < last:
+            last, line, start = 0, 1, 0
+        newlines = text.count("\n", last, offset)
+        if newlines:
+            line += newlines
+            start = text.rfind("\n", last, offset) + 1
+        self._last = (offset, line, start)
+        return line, offset - start + 1
 
     def error(self, offset: int, message: str) -> IRParseError:
         """An :class:`IRParseError` pointing at ``offset``."""
@@ -74,31 +107,84 @@ class SourceText:
         return IRParseError(message, self.filename, line, col)
 
 
-def tokenize(src: SourceText) -> tuple[list[tuple[str, str, int]], list[tuple[str, int, bool]]]:
-    """Split the text into tokens and comments.
+class CommentQueue:
+    """Comments waiting to be attached, as ``(text, offset, own_line)`` items.
 
-    Returns ``(tokens, comments)``; each comment is ``(text, offset, own_line)``
-    where ``own_line`` says whether it stood alone on its line.  The token
-    list ends with an ``EOF`` token.
+    They are kept as offsets in arrays (17 bytes each) and sliced from the text when read,
+    so that a file of many short comment lines does not cost a Python object per line.
     """
-    tokens: list[tuple[str, str, int]] = []
-    comments: list[tuple[str, int, bool]] = []
-    text = src.text
-    append = tokens.append
-    kinds = _KINDS
-    for m in _MASTER.finditer(text):
-        k = m.lastindex
-        kind = kinds[k]
-        start, end = m.span(k)
-        value = text[start:end]
-        if kind == "COMMENT":
-            own_line = not tokens or "\n" in m.group(1) or "\n" in text[tokens[-1][2]:start]
-            comments.append((value, start, own_line))
-            continue
-        if kind == "BAD":
-            if value == '"':
-                raise src.error(start, "unterminated string constant")
-            raise src.error(start, f"unexpected character {value!r}")
-        append((kind, value, start))
-    append(("EOF", "", len(text)))
-    return tokens, comments
+
+    def __init__(self, text: str):
+        self._text = text
+        self._starts = array("q")
+        self._ends = array("q")
+        self._own = bytearray()
+
+    def add(self, start: int, end: int, own_line: bool) -> None:
+        """Queue the comment ``text[start:end]``."""
+        self._starts.append(start)
+        self._ends.append(end)
+        self._own.append(own_line)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, k: int) -> tuple[str, int, bool]:
+        start = self._starts[k]
+        return self._text[start:self._ends[k]], start, bool(self._own[k])
+
+    def __delitem__(self, k: slice) -> None:
+        del self._starts[k]
+        del self._ends[k]
+        del self._own[k]
+
+
+class Lexer:
+    """Splits the text into tokens on demand, a batch at a time, so that only a window of
+    tokens is held in memory; comments are collected beside the tokens.
+
+    Each comment is ``(text, offset, own_line)`` where ``own_line`` says whether it stood
+    alone on its line.  After the last token come several ``EOF`` tokens.
+    """
+
+    def __init__(self, src: SourceText):
+        self.src = src
+        self._matches = _MASTER.finditer(src.text)
+        self._last_offset: int | None = None
+        self.done = False
+
+    def fill(self, tokens: list, comments: CommentQueue, count: int = 4096) -> None:
+        """Append up to ``count`` more tokens (and the comments among them) to the lists."""
+        if self.done:
+            return
+        text = self.src.text
+        append = tokens.append
+        kinds = _KINDS
+        last = self._last_offset
+        for m in self._matches:
+            k = m.lastindex
+            kind = kinds[k]
+            start, end = m.span(k)
+            value = text[start:end]
+            if kind == "COMMENT":
+                # a comment runs to the end of its line, so the blanks before this one hold the
+                # newline whenever a token or comment came before it on an earlier line
+                own_line = last is None or "\n" in m.group(1)
+                comments.add(start, end, own_line)
+                continue
+            if kind == "END":
+                break
+            if kind == "BAD":
+                if value == '"':
+                    raise self.src.error(start, "unterminated string constant")
+                raise self.src.error(start, f"unexpected character {describe_char(value)}")
+            append((kind, value, start))
+            last = start
+            count -= 1
+            if count <= 0:
+                self._last_offset = last
+                return
+        self._last_offset = last
+        self.done = True
+        eof = ("EOF", "", len(text))
+        tokens.extend([eof] * 16)

@@ -21,9 +21,12 @@ from .keywords import (
     VALUE_WORDS,
 )
 from .instruction_parser import InstructionParser
-from .lexer import SourceText, tokenize
+from .lexer import first_pointer_spelling
+from .limits import LimitChecks
 from .module import Module
+from .type_rules import recursive_type
 from .names import unescape
+from .token_cursor import TokenCursor
 from .types import (
     LABEL,
     METADATA,
@@ -115,13 +118,12 @@ def parse_type(text: str) -> Type:
     return ty
 
 
-class _Parser(InstructionParser):
+class _Parser(InstructionParser, LimitChecks, TokenCursor):
     def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool):
-        self.src = SourceText(text, filename)
-        self.toks, self.comments = tokenize(self.src)
-        self.toks += [self.toks[-1]] * 8
-        self.i = 0
-        self.ci = 0
+        TokenCursor.__init__(self, text, filename)
+        self.type_offsets: dict[str, int] = {}
+        # Equal constants and types are shared (as LLVM uniques them): fewer objects on big inputs.
+        self.uniqued: dict = {}
         self.module = Module()
         self.module.filename = filename
         self.implicit = implicit_declarations
@@ -139,87 +141,18 @@ class _Parser(InstructionParser):
         self.opaque = self._pointer_style()
 
     def _pointer_style(self) -> bool:
-        """True if the text spells pointers as ``ptr``; mixing both spellings is an error."""
-        first_ptr = first_star = None
-        for tok in self.toks:
-            if tok[0] == "WORD" and tok[1] == "ptr" and first_ptr is None:
-                first_ptr = tok
-            elif tok[0] == "PUNCT" and tok[1] == "*" and first_star is None:
-                first_star = tok
-        if first_ptr is not None and first_star is not None:
-            later = max(first_ptr, first_star, key=lambda t: t[2])
-            raise self.src.error(later[2], "typed pointers ('T*') and opaque pointers ('ptr') cannot be "
-                                 "mixed in one module")
-        return first_ptr is not None
+        """True if the text spells pointers as ``ptr`` (decided by the first pointer it spells);
+        the other spelling is an error where :meth:`mixed_pointers` finds it."""
+        return first_pointer_spelling(self.src.text) == "ptr"
 
-    # -- token helpers ------------------------------------------------------
-    def peek(self, k: int = 0):
-        return self.toks[self.i + k]  # the token list ends with several EOFs
-
-    def next(self):
-        tok = self.toks[self.i]
-        if tok[0] != "EOF":
-            self.i += 1
-        return tok
-
-    def at(self, text: str) -> bool:
-        # keywords and punctuation only: no other token's text can equal them (strings keep
-        # their quotes, names their sigils, labels their colon)
-        return self.toks[self.i][1] == text
-
-    def accept(self, text: str) -> bool:
-        if self.at(text):
-            self.i += 1
-            return True
-        return False
-
-    def expect(self, text: str, what: str | None = None):
-        if not self.at(text):
-            raise self.err(f"expected '{text}'" + (f" {what}" if what else ""))
-        return self.next()
-
-    def expect_kind(self, kind: str, what: str | None = None):
-        tok = self.peek()
-        if tok[0] != kind:
-            raise self.err(f"expected {what or kind.lower()}")
-        return self.next()
-
-    def err(self, message: str, offset: int | None = None) -> IRParseError:
-        if offset is None:
-            offset = self.peek()[2]
-        return self.src.error(offset, message)
-
-    def int_literal(self, what: str = "integer") -> int:
-        tok = self.peek()
-        if tok[0] != "INT":
-            raise self.err(f"expected {what}")
-        self.i += 1
-        return int(tok[1])
-
-    def string(self) -> str:
-        tok = self.expect_kind("STRING", "string constant")
-        return unescape(tok[1][1:-1]).decode("utf-8", "surrogateescape")
-
-    # -- comments -------------------------------------------------------------
-    def leading_comments(self, offset: int) -> list[str]:
-        out = []
-        while self.ci < len(self.comments) and self.comments[self.ci][1] < offset:
-            out.append(self.comments[self.ci][0])
-            self.ci += 1
-        return out
-
-    def trailing_comment(self) -> str | None:
-        if self.ci < len(self.comments):
-            text, off, own_line = self.comments[self.ci]
-            if not own_line and off < self.peek()[2]:
-                self.ci += 1
-                return text
-        return None
+    def mixed_pointers(self, offset: int) -> IRParseError:
+        return self.err("typed pointers ('T*') and opaque pointers ('ptr') cannot be mixed in one module", offset)
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
         m = self.module
         while self.peek()[0] != "EOF":
+            self.release()
             tok = self.peek()
             comments = self.leading_comments(tok[2])
             kind, text = tok[0], tok[1]
@@ -255,8 +188,12 @@ class _Parser(InstructionParser):
                 entity.comment_after = self.trailing_comment()
             elif comments:
                 m.header.comments.extend(comments)
-        self.leading_comments(len(self.src.text) + 1)
+        self.ci = len(self.comments)  # comments after the last entity are not kept
         self.finish_globals()
+        bad = recursive_type({name: m.named_type(name) for name in self.type_offsets})
+        if bad is not None:
+            raise self.err(f"invalid recursive type '%{bad}' (it contains itself, not only a pointer to "
+                           "itself)", self.type_offsets[bad])
         return m
 
     def named_type_def(self) -> None:
@@ -267,6 +204,7 @@ class _Parser(InstructionParser):
         if name in self.defined_types:
             raise self.err(f"redefinition of type named '%{name}'", tok[2])
         self.defined_types.add(name)
+        self.type_offsets[name] = tok[2]
         ref = self.module.named_type(name)
         body = ref.body
         if self.accept("opaque"):
@@ -296,6 +234,7 @@ class _Parser(InstructionParser):
 
     def metadata_def(self) -> None:
         tok = self.next()
+        self.check_metadata_id(tok)
         self.expect("=")
         distinct = self.accept("distinct")
         start = self.peek()[2]
@@ -316,6 +255,8 @@ class _Parser(InstructionParser):
             return self.skip_balanced("{", "}")
         if tok[0] == "METAVAR" and self.at("("):
             return self.skip_balanced("(", ")")
+        if tok[0] == "METAVAR":
+            self.check_metadata_id(tok)
         if tok[0] in ("METAVAR", "MDSTRING"):
             return tok[2] + len(tok[1])
         raise self.err("expected metadata", tok[2])
@@ -326,6 +267,8 @@ class _Parser(InstructionParser):
             tok = self.next()
             if tok[0] == "EOF":
                 raise self.err(f"expected '{close}'", tok[2])
+            if tok[0] == "METAVAR":
+                self.check_metadata_id(tok)
             if tok[1] == open_ and tok[0] == "PUNCT":
                 depth += 1
             elif tok[1] == close and tok[0] == "PUNCT":
@@ -350,7 +293,7 @@ class _Parser(InstructionParser):
         if kind == "INTTYPE":
             ty = _INT_TYPES.get(text)
             if ty is None:
-                bits = int(text[1:])
+                bits = int(text[1:]) if len(text) < 12 else 0
                 if not 1 <= bits <= (1 << 23):
                     raise self.err("bitwidth for integer type out of range", tok[2])
                 ty = IntType(bits)
@@ -367,51 +310,69 @@ class _Parser(InstructionParser):
         elif kind == "WORD" and text == "metadata":
             ty = METADATA
         elif kind == "WORD" and text == "ptr":
+            if not self.opaque:
+                raise self.mixed_pointers(tok[2])
             ty = PointerType(None, self.addrspace())
         elif kind == "LOCAL":
             ty = self.module.named_type(self.local_name(tok))
         elif text == "{":
+            self.enter(tok[2])
             ty = StructType(self.type_list("}"), False)
+            self.leave()
         elif text == "<" and self.at("{"):
             self.next()
+            self.enter(tok[2])
             ty = StructType(self.type_list("}"), True)
+            self.leave()
             self.expect(">")
         elif text == "<":
-            n = self.int_literal("vector length")
+            n = self.vector_length()
             self.expect("x")
+            self.enter(tok[2])
             ty = VectorType(n, self.type_())
+            self.leave()
             self.expect(">")
         elif text == "[":
-            n = self.int_literal("array length")
+            n = self.array_length()
             self.expect("x")
+            self.enter(tok[2])
             ty = ArrayType(n, self.type_())
+            self.leave()
             self.expect("]")
         else:
             raise self.err(f"expected type, found '{text}'" if text else "expected type", tok[2])
         # suffixes: pointers and function types
         while True:
             if self.at("*"):
-                self.next()
-                ty = self.pointer_to(ty, 0)
+                ty = self.pointer_to(ty, 0, self.next()[2])
             elif self.at("addrspace") and self.peek(4)[1] == "*":
                 space = self.addrspace()
-                self.expect("*")
-                ty = self.pointer_to(ty, space)
+                ty = self.pointer_to(ty, space, self.expect("*")[2])
             elif self.at("("):
+                self.enter(self.peek()[2])
                 ty = self.function_type_params(ty)
+                self.leave()
             else:
                 return ty
 
-    def pointer_to(self, ty: Type, space: int) -> PointerType:
+    def pointer_to(self, ty: Type, space: int, offset: int) -> PointerType:
+        if self.opaque:
+            raise self.mixed_pointers(offset)
         if ty == VOID or ty == LABEL or ty == TOKEN or ty == METADATA:
             raise self.err(f"pointer to this type ('{ty}') is invalid")
-        return PointerType(ty, space)
+        if not isinstance(ty, (IntType, NamedStructType)):
+            self.check_pointee_depth(ty, offset)
+        key = ("*", id(ty), space)  # the cached pointer keeps ``ty`` alive, so its id stays unique
+        p = self.uniqued.get(key)
+        if p is None:
+            p = self.uniqued[key] = PointerType(ty, space)
+        return p
 
     def addrspace(self) -> int:
         if not self.accept("addrspace"):
             return 0
         self.expect("(")
-        n = self.int_literal("address space")
+        n = self.address_space()
         self.expect(")")
         return n
 
@@ -440,7 +401,11 @@ class _Parser(InstructionParser):
                 if self.accept(")"):
                     break
                 self.expect(",")
-        return FunctionType(ret, tuple(params), vararg)
+        key = ("()", id(ret), *map(id, params), vararg)  # the cached type keeps its parts alive
+        f = self.uniqued.get(key)
+        if f is None:
+            f = self.uniqued[key] = FunctionType(ret, tuple(params), vararg)
+        return f
 
     # -- attributes ------------------------------------------------------------------
     def attribute(self, allow_group: bool = True) -> Attribute | None:
@@ -460,7 +425,7 @@ class _Parser(InstructionParser):
             return None
         if text == "align" and self.peek(1)[0] == "INT":
             self.next()
-            return Attribute("align", self.int_literal(), style="space")
+            return Attribute("align", self.alignment(), style="space")
         if text in PAREN_ATTRIBUTES and self.peek(1)[1] == "(":
             self.next()
             self.expect("(")
@@ -554,7 +519,7 @@ class _Parser(InstructionParser):
             if self.accept("section"):
                 section = self.string()
             elif self.accept("align"):
-                align = self.int_literal("alignment")
+                align = self.alignment()
             elif self.peek()[0] == "METAVAR":
                 self.next()
                 self.skip_metadata()
@@ -644,7 +609,7 @@ class _Parser(InstructionParser):
             if self.accept("section"):
                 section = self.string()
             elif self.accept("align"):
-                align = self.int_literal("alignment")
+                align = self.alignment()
             elif self.accept("gc"):
                 gc = self.string()
             elif self.accept("personality"):
@@ -704,7 +669,7 @@ class _Parser(InstructionParser):
     def define_local(self, name: str | None, value: Value, offset: int) -> None:
         if name is None or name.isdigit():
             expected = self.slot
-            if name is not None and int(name) != expected:
+            if name is not None and (self.slot_number_too_long(name) or int(name) != expected):
                 kind = "argument" if isinstance(value, Argument) else (
                     "label" if isinstance(value, BasicBlock) else "instruction")
                 if not self.fix_numbering:
@@ -758,6 +723,7 @@ class _Parser(InstructionParser):
                 raise self.err("expected instruction opcode" if t[1] != "}" else
                                f"block '{block.name or '%' + str(self.slot - 1)}' has no terminator: "
                                "expected instruction opcode")
+            self.release()
             comments = self.leading_comments(t[2])
             inst = self.instruction()
             inst.comments_before = comments
@@ -864,7 +830,12 @@ class _Parser(InstructionParser):
                 if isinstance(ty, FloatType):
                     return ConstantFloat(ty, text)
                 raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
-            return ConstantInt(ty, _wrap(int(text), ty.bits))
+            value = _wrap(self.int_value(tok), ty.bits)
+            key = (ty.bits, value)
+            c = self.uniqued.get(key)
+            if c is None:
+                c = self.uniqued[key] = ConstantInt(ty, value)
+            return c
         if kind in ("FLOAT", "HEXFLOAT"):
             if not isinstance(ty, FloatType):
                 raise self.err(f"floating point constant invalid for type '{ty}'", tok[2])
@@ -890,7 +861,9 @@ class _Parser(InstructionParser):
                 return TokenNone(ty)
             if text in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr"):
                 self.expect("(")
+                self.enter(tok[2])
                 inner = self.typed_constant()
+                self.leave()
                 self.expect("to")
                 to = self.type_()
                 self.expect(")")
@@ -900,11 +873,13 @@ class _Parser(InstructionParser):
             if text == "getelementptr":
                 inbounds = self.accept("inbounds")
                 self.expect("(")
+                self.enter(tok[2])
                 src = self.type_()
                 self.expect(",")
                 ops = [self.typed_constant()]
                 while self.accept(","):
                     ops.append(self.typed_constant())
+                self.leave()
                 self.expect(")")
                 return ConstantExpr(ty, "getelementptr", tuple(ops), src, inbounds)
         if kind == "CSTRING":
@@ -954,10 +929,13 @@ class _Parser(InstructionParser):
         out = []
         if self.accept(close):
             return ()
+        self.enter(self.peek()[2])
         while True:
+            self.release()  # one constant can be most of the file
             ty = self.type_()
             out.append(self.constant(ty))
             if self.accept(close):
+                self.leave()
                 return tuple(out)
             self.expect(",")
 

@@ -79,7 +79,7 @@ def print_operand(value: Value, *, opaque: bool = False) -> str:
     """A value as it appears as a typed operand (``i8 addrspace(1)* %obj``)."""
     inst = value if isinstance(value, I.Instruction) else getattr(value, "parent", None)
     fn = inst.function if isinstance(inst, I.Instruction) else (
-        value.parent if isinstance(value, Argument) else None)
+        value.parent if isinstance(value, (Argument, BasicBlock)) else None)
     mod = getattr(fn, "module", None) or Module()
     p = _Printer(mod, opaque, False)
     if fn is not None:

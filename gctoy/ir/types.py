@@ -26,13 +26,16 @@ class Type(abc.ABC):
     def __str__(self) -> str:
         return self.render()
 
+    def __repr__(self) -> str:
+        return self.render()
+
     @property
     def is_first_class(self) -> bool:
         """True for types a value can have (everything but void, function and label)."""
         return not isinstance(self, (VoidType, FunctionType, LabelType))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class VoidType(Type):
     """``void``."""
 
@@ -40,7 +43,7 @@ class VoidType(Type):
         return "void"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class IntType(Type):
     """``iN``."""
 
@@ -50,7 +53,7 @@ class IntType(Type):
         return f"i{self.bits}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class FloatType(Type):
     """``half``, ``float`` or ``double``."""
 
@@ -60,7 +63,7 @@ class FloatType(Type):
         return self.kind
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TokenType(Type):
     """``token``: the result of ``gc.statepoint`` (and landing pads' tokens)."""
 
@@ -68,7 +71,7 @@ class TokenType(Type):
         return "token"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LabelType(Type):
     """``label``: the type of a basic block."""
 
@@ -76,7 +79,7 @@ class LabelType(Type):
         return "label"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MetadataType(Type):
     """``metadata``: operands such as ``metadata !0`` or ``metadata i8* null``."""
 
@@ -84,7 +87,7 @@ class MetadataType(Type):
         return "metadata"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PointerType(Type):
     """A pointer; ``pointee`` is ``None`` for an opaque ``ptr``."""
 
@@ -105,7 +108,7 @@ class PointerType(Type):
         return f"{inner}*"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class FunctionType(Type):
     """``ret (params...)`` with an optional trailing ``...``."""
 
@@ -120,7 +123,7 @@ class FunctionType(Type):
         return f"{self.ret.render(opaque)} ({', '.join(parts)})"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class StructType(Type):
     """A literal struct ``{ a, b }`` (``<{ }>`` when packed)."""
 
@@ -134,7 +137,7 @@ class StructType(Type):
         return f"<{{ {body} }}>" if self.packed else f"{{ {body} }}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class NamedStructType(Type):
     """A reference to a module's named type ``%T``; its body lives in the module."""
 
@@ -166,7 +169,7 @@ class StructBody:
         return StructType(self.elements, self.packed).render(opaque)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ArrayType(Type):
     """``[N x T]``."""
 
@@ -177,7 +180,7 @@ class ArrayType(Type):
         return f"[{self.count} x {self.element.render(opaque)}]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class VectorType(Type):
     """``<N x T>``."""
 

@@ -29,9 +29,19 @@ class Value:
     name: str | None = None
 
     def __repr__(self) -> str:
-        sigil = "@" if isinstance(self, GlobalValue) else "%"
-        label = f" {sigil}{self.name}" if self.name is not None else ""
-        return f"<{type(self).__name__} {self.type}{label}>"
+        """The value as messages name it: a typed operand in LLVM syntax (``i8* null``, ``i64 %x``)."""
+        from .printer import print_instruction, print_operand
+
+        ty = getattr(self, "type", None)
+        opaque = isinstance(ty, PointerType) and ty.pointee is None
+        try:
+            if hasattr(self, "opcode") and not getattr(ty, "is_first_class", True):
+                return print_instruction(self, opaque=opaque)  # type: ignore[arg-type]
+            return print_operand(self, opaque=opaque)
+        except Exception:  # a half-built value: its kind and name are all there is to show
+            return f"<{type(self).__name__} {self.name or ''}>"
+
+    __str__ = __repr__
 
 
 # ---------------------------------------------------------------------------
@@ -42,7 +52,7 @@ class Constant(Value):
     """A compile-time constant."""
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantInt(Constant):
     """An integer constant ``i64 42`` (``true``/``false`` for ``i1``)."""
 
@@ -50,7 +60,7 @@ class ConstantInt(Constant):
     value: int
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantFloat(Constant):
     """A floating-point constant, kept in its source spelling."""
 
@@ -58,42 +68,42 @@ class ConstantFloat(Constant):
     text: str
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantNull(Constant):
     """``null`` of a pointer type."""
 
     type: Type
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class Undef(Constant):
     """``undef``."""
 
     type: Type
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class Poison(Constant):
     """``poison``."""
 
     type: Type
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ZeroInitializer(Constant):
     """``zeroinitializer``."""
 
     type: Type
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class TokenNone(Constant):
     """``none``, the empty token."""
 
     type: Type
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantAggregate(Constant):
     """``[ ... ]``, ``{ ... }``, ``<{ ... }>`` or ``< ... >`` of constants."""
 
@@ -101,7 +111,7 @@ class ConstantAggregate(Constant):
     elements: tuple[Constant, ...]
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantString(Constant):
     """``c"..."``: an ``[N x i8]`` constant."""
 
@@ -109,7 +119,7 @@ class ConstantString(Constant):
     data: bytes
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantExpr(Constant):
     """A constant expression: a cast or ``getelementptr`` over constants.
 
@@ -124,7 +134,7 @@ class ConstantExpr(Constant):
     inbounds: bool = False
 
 
-@dataclass(frozen=True, eq=True, repr=True)
+@dataclass(frozen=True, eq=True, repr=False)
 class MetadataOperand(Constant):
     """A ``metadata ...`` call operand, kept as its source text (``!0``, ``!"name"``)."""
 
@@ -384,9 +394,6 @@ class BasicBlock(Value):
                 break
             out.append(inst)
         return out
-
-    def __repr__(self) -> str:
-        return f"<BasicBlock %{self.name}>" if self.name is not None else "<BasicBlock (unnamed)>"
 
 
 @dataclass

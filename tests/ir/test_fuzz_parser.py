@@ -2,8 +2,9 @@
 
 Inputs are made deterministically (``random.Random`` with a fixed seed) from the IR corpora:
 character flips, token deletions / duplications / swaps / replacements, number swaps, line
-deletions / duplications / swaps, truncations, splices of two files, stacks of several of
-these, and plain random garbage.
+deletions / duplications / swaps, truncations, splices of two files, structured mutations that
+nest a type or constant around and far past the nesting limit or put thousands of digits in a
+number, stacks of several of these, and plain random garbage.
 
 For every input the contract is:
 
@@ -34,6 +35,7 @@ import pytest
 
 from gctoy.errors import IRParseError, VerifyError
 from gctoy.ir import parse_module, print_module
+from gctoy.ir.limits import MAX_INT_DIGITS, MAX_NESTING
 from gctoy.ir.printer import uses_opaque_pointers
 from gctoy.ir.statepoint import convert_statepoints
 from gctoy.ir.verifier import check_module
@@ -178,8 +180,52 @@ def garbage(rng: random.Random, _text: str) -> str:
     return "".join(parts)
 
 
+#: depths around gctoy's nesting limit and far past it (where recursion would once have failed)
+DEPTHS = [MAX_NESTING - 1, MAX_NESTING, MAX_NESTING + 1, 330, 1000]
+#: digit counts around Python's int-conversion limit and the IR reader's literal limit
+DIGITS = [20, 50, MAX_INT_DIGITS, MAX_INT_DIGITS + 1, 5000]
+_TYPE_RE = re.compile(r"\b(?:i1|i8|i32|i64|double)\b(?! addrspace)|(?<![\w%])%[A-Za-z_][\w.]*(?=\*| )")
+
+
+def nest_deep(rng: random.Random, text: str) -> str:
+    """Wrap one type in many arrays, structs or pointer stars, or a ``null`` in nested GEPs."""
+    depth = rng.choice(DEPTHS)
+    kind = rng.randrange(4)
+    if kind == 3:
+        spots = [m.span() for m in re.finditer(r"\bnull\b", text)]
+        if spots:
+            a, b = rng.choice(spots)
+            inner = "null"
+            for _ in range(depth):
+                inner = f"getelementptr (i8, i8* {inner}, i64 1)"
+            return text[:a] + inner + text[b:]
+        kind = rng.randrange(3)
+    spots = [m.span() for m in _TYPE_RE.finditer(text)]
+    if not spots:
+        return replace_token(rng, text)
+    a, b = rng.choice(spots)
+    ty = text[a:b]
+    if kind == 0:
+        ty = "[1 x " * depth + ty + "]" * depth
+    elif kind == 1:
+        ty = "{ " * depth + ty + " }" * depth
+    else:
+        ty = ty + "*" * depth
+    return text[:a] + ty + text[b:]
+
+
+def huge_number(rng: random.Random, text: str) -> str:
+    """Replace a number, a numbered name, an alignment or a metadata id by a very long digit string."""
+    spots = [m.span(1) for m in re.finditer(r"(?:[%!#]|align |addrspace\(|\[|<)?(\d+)\b", text)]
+    if not spots:
+        return replace_token(rng, text)
+    a, b = rng.choice(spots)
+    digits = "".join(rng.choice("0123456789") for _ in range(rng.choice(DIGITS)))
+    return text[:a] + "9" + digits[1:] + text[b:]
+
+
 MUTATORS = [flip_chars, delete_token, duplicate_token, swap_tokens, replace_token, replace_number,
-            line_edit, truncate, splice]
+            line_edit, truncate, splice, nest_deep, huge_number]
 
 
 def make_input(rng: random.Random) -> tuple[str, str]:
@@ -280,6 +326,22 @@ def test_fuzz_chunk(chunk: int) -> None:
             small = text if sig.startswith("work: ") else shrink(text, sig)
             report.append(f"--- {sig}\n    made by {how}; shrunk input ({len(small)} chars):\n{small}")
         pytest.fail(f"{len(found)} distinct problem(s) in chunk {chunk} (seed {SEED}):\n" + "\n".join(report))
+
+
+def test_structured_mutations_reach_the_limits() -> None:
+    """Some inputs nest past the limit or carry over-long numbers, and are rejected for exactly that."""
+    rng = random.Random(SEED)
+    messages = []
+    for _ in range(300):
+        text = rng.choice(TEXTS)
+        text = (nest_deep if rng.randrange(2) else huge_number)(rng, text)
+        try:
+            parse_module(text, "fuzz.ll")
+        except IRParseError as e:
+            messages.append(e.message)
+    assert any("levels deep" in m for m in messages)
+    assert any("digits is too long" in m for m in messages)
+    assert all(problem_of(rng.choice(TEXTS)) is None for _ in range(3))
 
 
 def test_mutators_make_varied_inputs() -> None:

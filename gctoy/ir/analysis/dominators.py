@@ -249,7 +249,7 @@ class DominatorTree:
 
     def _check(self, block: BasicBlock) -> None:
         if block not in self._block_order:
-            raise GCToyError(f"block {block!r} is not in '@{self.function.name}'")
+            raise GCToyError(f"block {block} is not in '@{self.function.name}'")
 
     # -- presentation ---------------------------------------------------------
     def render(self) -> str:
