@@ -25,6 +25,7 @@ import tempfile
 from typing import BinaryIO
 
 from .errors import GCToyError
+from .inputs import InputError, read_stream_limited
 
 
 class OutputError(GCToyError):
@@ -69,16 +70,11 @@ def _reason(e: OSError) -> str:
 
 
 def _read_stream(stream: BinaryIO, name: str, limit: int) -> bytes:
-    """At most ``limit`` bytes of ``stream``; InputTooLarge if there are more."""
-    chunks, total = [], 0
-    while True:
-        chunk = stream.read(min(1 << 20, limit + 1 - total))
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-        total += len(chunk)
-        if total > limit:
-            raise InputTooLarge(name, limit)
+    """At most ``limit`` bytes of ``stream`` (read as gctoy.inputs reads); InputTooLarge if there are more."""
+    try:
+        return read_stream_limited(stream, name, limit, "this command's input")
+    except InputError:
+        raise InputTooLarge(name, limit) from None
 
 
 def read_limited(name: str, limit: int) -> bytes:

@@ -57,7 +57,7 @@ def _line_col(data: bytes, offset: int) -> tuple[int, int]:
     return line, column
 
 
-def _read_limited(stream: BinaryIO, name: str, limit: int, what: str) -> bytes:
+def read_stream_limited(stream: BinaryIO, name: str, limit: int, what: str) -> bytes:
     """At most ``limit`` bytes of ``stream``; one byte more is an :class:`InputError`."""
     chunks: list[bytes] = []
     size = 0
@@ -80,10 +80,10 @@ def read_bytes_input(path_or_dash: str, limit: int = BYTES_INPUT_LIMIT, what: st
     """The bytes of a file (``-``: standard input), at most ``limit`` of them, else :class:`InputError`."""
     name = display_name(path_or_dash)
     if path_or_dash == "-":
-        return _read_limited(sys.stdin.buffer, name, limit, what)
+        return read_stream_limited(sys.stdin.buffer, name, limit, what)
     try:
         with open(path_or_dash, "rb") as stream:
-            return _read_limited(stream, name, limit, what)
+            return read_stream_limited(stream, name, limit, what)
     except OSError as e:
         raise InputError(name, f"cannot read the input: {e.strerror or e}") from None
 

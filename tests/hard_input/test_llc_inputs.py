@@ -9,7 +9,7 @@ import pytest
 
 from broken_modules import CASES
 from limited_run import assert_clean_error, run_gctoy
-from lli_shim import SHIM, find_lli, parse_output
+from lli_shim import SHIM, parse_output
 
 TIMEOUT = 120  # generous: the machine is shared; a hang or a runaway allocation is what is caught
 LLC64, LLC32 = ("llc",), ("llc", "--target", "x86-32")
@@ -183,13 +183,10 @@ def test_huge_allocas_are_refused(tmp_path, ty, count, command):
 SYMBOLS = (Path(__file__).parent / "symbol_names.ll").read_text(encoding="utf-8")
 
 
-def lli_reference(text: str) -> tuple[list[int], int]:
+def lli_reference(text: str, lli) -> tuple[list[int], int]:
     """What LLVM 14's lli prints and returns for the program (the shim serves the runtime's functions)."""
     import subprocess
 
-    lli = find_lli()
-    if lli is None:
-        pytest.skip("lli of LLVM 14 not found (apt-get install llvm-14)")
     body = "\n".join(line for line in text.replace("@main(", "@prog_main(").splitlines()
                      if not line.startswith("declare "))
     entry = ("define i32 @main() {\nentry:\n  call void @gctoy_lli_run(i32 0, i64 ()* @prog_main)\n"
@@ -202,8 +199,8 @@ def lli_reference(text: str) -> tuple[list[int], int]:
 
 @pytest.mark.parametrize("extra", [(), ("--design", "shadow-stack"), ("--target", "x86-32")],
                          ids=["statepoint", "shadow-stack", "x86-32"])
-def test_register_and_keyword_names_run_as_lli_runs_them(tmp_path, extra):
-    printed, result = lli_reference(SYMBOLS)
+def test_register_and_keyword_names_run_as_lli_runs_them(tmp_path, extra, lli14):
+    printed, result = lli_reference(SYMBOLS, lli14)
     done = gctoy("run", "--stress", "--verify-heap", *extra, write(tmp_path, SYMBOLS))
     assert_ok(done)
     lines = done.stdout.strip().splitlines()

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "runtime"))
 
 from limited_run import assert_clean_error, run_gctoy  # noqa: E402
-from lli_shim import find_lli, run_lli  # noqa: E402
+from lli_shim import run_lli  # noqa: E402
 
 TARGETS = [[], ["--target", "x86-32"]]
 TARGET_IDS = ["x86-64", "x86-32"]
@@ -306,12 +306,9 @@ def test_gc_collect_without_any_statepoint_is_a_clean_error(tmp_path):
 
 
 @pytest.mark.parametrize("stress", [[], ["--stress", "--verify-heap"]], ids=["calm", "stress"])
-def test_shadow_stack_collects_with_no_live_pointer_as_lli_runs_it(tmp_path, stress):
-    lli = find_lli()
-    if lli is None:
-        pytest.skip("lli of LLVM 14 is not installed (apt-get install llvm-14)")
+def test_shadow_stack_collects_with_no_live_pointer_as_lli_runs_it(tmp_path, stress, lli14):
     src = _write(tmp_path, "noroots", COLLECT_WITHOUT_ROOTS)
-    printed, result = run_lli(COLLECT_WITHOUT_ROOTS, lli)
+    printed, result = run_lli(COLLECT_WITHOUT_ROOTS, lli14)
     r = run_gctoy(["run", src, "--design", "shadow-stack", *stress], timeout=60)
     assert r.returncode == 0, r.describe()
     assert r.stdout.splitlines() == [str(v) for v in printed] + [f"result: {result}"]

@@ -17,7 +17,7 @@ from gctoy.ir.limits import MAX_INT_DIGITS, MAX_NESTING, type_depth
 from gctoy.ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType
 from gctoy.ir.type_rules import recursive_type
 from gctoy.ir.types import StructBody
-from llvm_tools import LLVMTools, run_opt
+from gctoy.llvm_tools import LLVMTools, run_opt
 
 MAIN = "define i64 @main() {\n  ret i64 0\n}\n"
 

@@ -8,7 +8,7 @@ import pytest
 from broken_modules import CASES
 from gctoy.ir import parse_module
 from gctoy.ir.verifier import verify_module
-from llvm_tools import run_opt
+from gctoy.llvm_tools import run_opt
 
 
 def gctoy_problems(text: str) -> list[str]:

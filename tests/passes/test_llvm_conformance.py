@@ -10,7 +10,7 @@ import pytest
 
 from gctoy.ir import parse_module, print_module
 from gctoy.passes import run
-from llvm_tools import run_opt
+from gctoy.llvm_tools import run_opt
 
 
 @pytest.fixture(params=[14, 19], ids=lambda v: f"llvm{v}")
