@@ -32,6 +32,7 @@ __all__ = [
     "run_opt",
     "run_tool",
     "tool_major_version",
+    "tool_path",
 ]
 
 #: the environment variable that replaces the search path (empty: no LLVM at all)
@@ -105,6 +106,12 @@ def find_tool(name: str, version: int) -> Path | None:
         if candidate.is_file() and os.access(candidate, os.X_OK) and tool_major_version(candidate) == version:
             return candidate
     return None
+
+
+def tool_path(name: str, version: int) -> str | None:
+    """`find_tool` as a string (ready for ``subprocess`` and messages), or None: what the chapters use."""
+    found = find_tool(name, version)
+    return None if found is None else str(found)
 
 
 def _where() -> str:
