@@ -172,4 +172,23 @@ entry:
   %r = call i64 @llvm.experimental.gc.result.i64(token %t)
   ret i64 %r
 }""", "flags 8 has bits outside"),
+    "statepoint counts of type i64": ("""
+declare token @llvm.experimental.gc.statepoint.p0f_i64f(i64 immarg, i32 immarg, i64 ()*, i64 immarg, i64 immarg, ...)
+declare i64 @llvm.experimental.gc.result.i64(token)
+define i64 @callee() {
+entry:
+  ret i64 7
+}
+define i64 @main() gc "statepoint-example" {
+entry:
+  %t = call token (i64, i32, i64 ()*, i64, i64, ...) @llvm.experimental.gc.statepoint.p0f_i64f(i64 0, i32 0, i64 ()* @callee, i64 0, i64 0, i32 0, i32 0)
+  %r = call i64 @llvm.experimental.gc.result.i64(token %t)
+  ret i64 %r
+}""", STATEPOINT_DECLS + """
+define i64 @main() gc "statepoint-example" {
+entry:
+  %t = call token (i64, i32, i64 ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_i64f(i64 0, i32 0, i64 ()* @callee, i32 0, i32 0, i32 0, i32 0)
+  %r = call i64 @llvm.experimental.gc.result.i64(token %t)
+  ret i64 %r
+}""", "number of call arguments (argument 3) must be a constant i32"),
 }

@@ -70,8 +70,11 @@ class Statepoint:
             if k >= len(args):
                 raise VerifyError(f"gc.statepoint has too few arguments: missing {what} at index {k}", loc)
             v = args[k]
-            # ID and patch bytes have fixed types; the counts in the variadic part may be any integer
-            fixed = {0: I64, 1: I32}.get(k) if args and not isinstance(args[0].type, PointerType) else None
+            # the intrinsic's fixed parameters (ID i64, patch bytes, #call args and flags i32: LLVM's
+            # verifier says "Intrinsic has incorrect argument type!" otherwise); the counts in the
+            # variadic part may be any integer
+            fixed = ({0: I64, 1: I32, 3: I32, 4: I32}.get(k)
+                     if args and not isinstance(args[0].type, PointerType) else None)
             if not isinstance(v, ConstantInt) or (fixed is not None and v.type != fixed):
                 from .printer import print_operand
 
