@@ -17,15 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "runtime"))
 
 from limited_run import assert_clean_error, run_gctoy  # noqa: E402
 from lli_shim import run_lli  # noqa: E402
+from runtime_programs import ABI  # noqa: E402
 
 TARGETS = [[], ["--target", "x86-32"]]
 TARGET_IDS = ["x86-64", "x86-32"]
 
-ABI = """declare i8 addrspace(1)* @gc_alloc(i64, i64)
-declare void @do_safepoint()
-declare void @gc_collect()
-declare void @print_i64(i64)
-"""
 
 SPIN = ABI + """
 define i64 @main() gc "statepoint-example" {

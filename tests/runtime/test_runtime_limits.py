@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from gctoy.emu.budget import BudgetExceeded
@@ -11,11 +14,9 @@ from gctoy.runtime.heap import OutOfMemory
 from gctoy.runtime.run import Runtime, gc_strategy_warning, load_compiled, run_module
 from gctoy.runtime.run32 import run_module32
 
-ABI = """declare i8 addrspace(1)* @gc_alloc(i64, i64)
-declare void @do_safepoint()
-declare void @gc_collect()
-declare void @print_i64(i64)
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runtime_programs import ABI  # noqa: E402
+
 
 LOOP = ABI + """
 define i64 @main() gc "statepoint-example" {
