@@ -7,6 +7,8 @@
 #   ./run.sh bench [ARGS...]              bench/run_all.py
 #   ./run.sh nightly [PYTEST-ARGS...]     the long randomised tests (5000 programs vs LLVM, 200k fuzz inputs per
 #                                         fuzzer, 1000 generated programs per runtime design)
+#   ./run.sh student [OUT]                the student release of the book (nbgrader; solutions removed) in
+#                                         student/ (git-ignored), or OUT
 #   ./run.sh setup                        only the setup
 #
 # Setup, done each time and quick when nothing changed:
@@ -32,7 +34,7 @@ say() { printf 'run.sh: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 2; }
 
 usage() {
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 # ---------------------------------------------------------------- system packages
@@ -289,6 +291,10 @@ cmd_bench() {
     "$VENV/bin/python" bench/run_all.py "$@"
 }
 
+cmd_student() {
+    "$VENV/bin/python" -m gctoy.course release "$@"
+}
+
 main() {
     local command="${1:-}"
     [ "$#" -gt 0 ] && shift
@@ -298,6 +304,7 @@ main() {
         html)  setup; cmd_html ;;
         bench) setup; cmd_bench "$@" ;;
         nightly) setup; cmd_nightly "$@" ;;
+        student) setup; cmd_student "$@" ;;
         setup) setup ;;
         -h|--help|help) usage ;;
         *) usage >&2; exit 2 ;;

@@ -107,3 +107,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     else:
         line = "none"
     terminalreporter.write_line(f"skipped tests per reason: {line}")
+    book = book_time(terminalreporter.stats)
+    if book is not None:
+        seconds, notebooks = book
+        terminalreporter.write_line(
+            f"book under nbval: {seconds:.1f} s of cell time in {notebooks} notebooks (the book's budget: 90 s)")
+
+
+def book_time(stats: dict) -> tuple[float, int] | None:
+    """The summed duration of the notebook cells run under nbval, and the number of notebooks (None: none ran)."""
+    seconds = 0.0
+    notebooks = set()
+    for reports in stats.values():
+        for report in reports:
+            nodeid = getattr(report, "nodeid", "")
+            if ".ipynb::" in nodeid and getattr(report, "when", None) in ("setup", "call", "teardown"):
+                seconds += getattr(report, "duration", 0.0)
+                notebooks.add(nodeid.split("::")[0])
+    return (seconds, len(notebooks)) if notebooks else None
