@@ -346,10 +346,12 @@ def remote_assets(html_dir: Path) -> list[str]:
 
 
 def expected_pages(book_dir: Path) -> list[str]:
-    """The HTML pages the book must have: the intro and one per notebook, relative to the site."""
+    """The HTML pages the book must have: the intro, one per notebook and one per Markdown page
+    (the course kit and the glossary), relative to the site."""
     book_dir = Path(book_dir)
     pages = ["intro.html"]
     pages += [f"notebooks/{nb.stem}.html" for nb in sorted((book_dir / "notebooks").glob("*.ipynb"))]
+    pages += [f"notebooks/{md.stem}.html" for md in sorted((book_dir / "notebooks").glob("*.md"))]
     return pages
 
 

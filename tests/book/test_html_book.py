@@ -73,7 +73,9 @@ def test_every_notebook_and_the_intro_has_a_page(built_book):
     site = built_book.html_dir
     assert set(built_book.pages) == {"intro.html"} | {
         f"notebooks/{nb.stem}.html" for nb in (REPO_ROOT / "notebooks").glob("*.ipynb")
-    }
+    } | {f"notebooks/{md.stem}.html" for md in (REPO_ROOT / "notebooks").glob("*.md")}
+    assert {"notebooks/glossary.html", "notebooks/course_syllabus.html", "notebooks/course_coverage.html"} <= set(
+        built_book.pages)
     for page in built_book.pages:
         text = (site / page).read_text()
         assert "<h1>" in text or "<h1 " in text, f"{page} has no title"
@@ -81,6 +83,19 @@ def test_every_notebook_and_the_intro_has_a_page(built_book):
     intro = (site / "intro.html").read_text()
     for page in built_book.pages[1:]:
         assert page in intro, f"the intro's navigation does not link {page}"
+
+
+def test_glossary_links_land_on_their_terms(built_book):
+    """A chapter's link glossary.md#term becomes glossary.html#term, and the glossary page has that id."""
+    site = built_book.html_dir
+    glossary = (site / "notebooks" / "glossary.html").read_text()
+    ids = set(re.findall(r'id="([^"]+)"', glossary))
+    links = set()
+    for page in built_book.pages:
+        links |= set(re.findall(r'href="(?:[^"#]*/)?glossary\.html#([^"]+)"', (site / page).read_text()))
+    assert len(links) >= 10, f"only {len(links)} distinct glossary links in the built book"
+    missing = sorted(links - ids)
+    assert not missing, f"glossary links with no target: {missing}"
 
 
 def test_the_build_starts_from_an_empty_site(built_book):

@@ -1,0 +1,69 @@
+"""gctoy.exercises: a check passes on the right answer and explains every wrong or missing one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gctoy.exercises import WrongAnswer, check_answered, check_digest, check_equal, check_that, digest, normalize
+
+
+def test_blank_answers_are_refused_with_a_pointer_to_the_answer_cell():
+    for blank in (None, ...):
+        with pytest.raises(WrongAnswer, match=r"answer_1 is still .*replace it"):
+            check_equal("answer_1", blank, 3, why="three")
+
+
+def test_wrong_kind_is_named():
+    with pytest.raises(WrongAnswer, match="should be a int, not a str"):
+        check_answered("answer_2", "3", int)
+
+
+def test_equal_passes_and_explains_with_the_hint_of_a_known_wrong_answer():
+    check_equal("a", [1, 2], (1, 2), why="w")
+    with pytest.raises(WrongAnswer) as caught:
+        check_equal("a", False, True, why="because %b + 8 lies inside b", hints={False: "an interior pointer still keeps b alive"})
+    message = str(caught.value)
+    assert "a = False is not right." in message and "interior pointer" in message and "inside b" in message
+    assert "True" not in message.split("\n", 1)[1]   # the right answer is not printed
+
+
+def test_sets_say_how_many_are_missing_and_which_are_extra():
+    with pytest.raises(WrongAnswer) as caught:
+        check_equal("live", {"a", "x"}, {"a", "b", "c"}, why="w")
+    message = str(caught.value)
+    assert "leaves out 2" in message and "'x'" in message and "'b'" not in message
+
+
+def test_digest_checks_without_the_answer():
+    check_digest("a", {3, 1}, digest({1, 3}), why="w")
+    with pytest.raises(WrongAnswer, match="a = 4 is not right"):
+        check_digest("a", 4, digest(3), why="w")
+
+
+@given(st.lists(st.integers(), max_size=5))
+def test_digest_ignores_list_or_tuple_and_set_order(values):
+    assert digest(values) == digest(tuple(values))
+    assert digest(set(values)) == digest(set(reversed(values)))
+    assert normalize(values) == tuple(values)
+
+
+def test_digest_tells_types_apart():
+    assert digest(1) != digest("1") != digest(True)
+
+
+def test_check_that_reports_the_first_failed_property_and_crashes_as_wrong_answers():
+    check_that("n", 8, [(lambda n: n % 4 == 0, "a multiple of 4")])
+    with pytest.raises(WrongAnswer, match="n = 6: a multiple of 4"):
+        check_that("n", 6, [(lambda n: n > 0, "positive"), (lambda n: n % 4 == 0, "a multiple of 4")])
+    with pytest.raises(WrongAnswer, match="TypeError"):
+        check_that("n", "x", [(lambda n: n % 4 == 0, "a number")])
+
+
+def test_digest_command_prints_the_digest():
+    done = subprocess.run([sys.executable, "-m", "gctoy.exercises", "digest", "{1, 3}"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == digest({1, 3})
