@@ -142,6 +142,17 @@ def check_directives(text: str) -> None:
                         "string, fill, alignment, symbol and section directives; none that reads files)")
 
 
+def check_brackets(text: str) -> None:
+    """Refuse an instruction whose memory operand's brackets do not balance, naming the line.
+
+    Keystone 0.9.2 reads ``mov rax, [rbx+`` as ``mov rax, [rbx]`` without a word, so a typo would
+    become a different program.
+    """
+    for line in split_source(text):
+        if line.kind == "insn" and line.operands.count("[") != line.operands.count("]"):
+            raise AssemblerError(f"line {line.number}: the brackets of '{line.operands}' do not balance")
+
+
 def _keystone(arch: str, syntax: str) -> keystone.Ks:
     """A Keystone instance for one architecture and syntax."""
     if arch not in ARCHES:
@@ -224,6 +235,7 @@ def assemble_untrusted(
     """
     _keystone(arch, syntax)  # validate the arguments here, with a clear message
     check_directives(text)
+    check_brackets(text)
     request = json.dumps({"text": hex_literals(text), "arch": arch, "base": base, "syntax": syntax,
                           "memory_mb": memory_mb})
     try:

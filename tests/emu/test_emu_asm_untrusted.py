@@ -81,3 +81,11 @@ def test_memory_hungry_input_ends_in_a_clear_error(text) -> None:
 
 def test_small_fills_still_work_under_the_limit() -> None:
     assert assemble_untrusted(".zero 0x10000\nret", timeout=60) == bytes(0x10000) + b"\xc3"
+
+
+def test_unbalanced_brackets_are_refused_before_keystone_reads_them_as_something_else():
+    from gctoy.emu.asm import assemble_untrusted, check_brackets
+
+    with pytest.raises(AssemblerError, match=r"line 2: the brackets of '.*\[rbx\+' do not balance"):
+        assemble_untrusted("nop\nmov rax, [rbx+\n")
+    check_brackets("mov rax, [rbx + 8]\nlea rdi, [rip + x]\nx: .quad 1\n")   # balanced text passes

@@ -1,0 +1,478 @@
+"""The workbench: a reader's own IR or assembly, through gctoy's pipeline, into panes a view can show.
+
+Two modes, both computed here without Jupyter (``gctoy.widgets.workbench`` only renders them):
+
+* **IR**: parse and verify the text, run the chosen passes (each stage's IR and its diff with the
+  one before), lower to x86-64 (or to x86-32 with CoreCLR-style GC info), list the machine code
+  with Capstone next to the bytes, link every stack-map record to its call, and run ``@main`` on
+  Unicorn under the moving collector, recording the states a ``SafepointStepper`` shows.
+* **assembly**: assemble the text with Keystone in a child process (time and memory limits, and
+  only the directives that do not touch the file system), show each line's bytes and Capstone's
+  reading of them, and single-step the code on Unicorn, recording the registers after each step.
+
+Nothing here raises for bad input: every result carries at most one :class:`Problem` (the stage,
+a message and, where one is known, the line and column in the reader's text), and the panes
+computed before the problem are kept.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gctoy.errors import GCToyError, IRParseError
+
+__all__ = [
+    "PIPELINE_STEPS",
+    "TARGETS",
+    "Problem",
+    "Stage",
+    "CodeLine",
+    "RecordLink",
+    "RunOutcome",
+    "IRResult",
+    "AsmStep",
+    "AsmResult",
+    "run_ir",
+    "run_assembly",
+]
+
+#: The pipeline steps a reader can pick, in the order they run, and what each runs.
+PIPELINE_STEPS = {
+    "place-safepoints": "place-safepoints",
+    "rewrite-statepoints-for-gc": "rewrite-statepoints-for-gc",
+    "verify-safepoints": "verify-safepoints",
+    "shadow-stack lowering": "statepoints-to-gcroots,shadow-stack-gc-lowering",
+}
+TARGETS = ("x86-64", "x86-32")
+#: bounds of one workbench run: the guest's instructions and wall-clock seconds, recorded states
+MAX_INSTRUCTIONS = 2_000_000
+MAX_SECONDS = 5.0
+MAX_STATES = 200
+MAX_ASM_STEPS = 500
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What stopped the workbench: the stage, the message, and the place in the reader's text."""
+
+    stage: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" + (f", column {self.column}" if self.column else "") + ": " if self.line else ""
+        return f"{self.stage}: {where}{self.message}"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """The module after one step of the pipeline, and how it differs from the step before."""
+
+    name: str
+    ir: str
+    diff: tuple[tuple[str, str], ...]   # (' ', '+' or '-', line)
+
+    @property
+    def changed(self) -> bool:
+        return any(tag != " " for tag, _ in self.diff)
+
+
+@dataclass(frozen=True)
+class CodeLine:
+    """One machine instruction (or data line): address, bytes, what it says, and its links."""
+
+    address: int
+    data: bytes
+    text: str
+    label: str = ""            # a symbol that starts here (function name, statepoint label)
+    record: int | None = None  # the stack-map record whose call this is
+    source_line: int | None = None  # assembly mode: the reader's line
+
+
+@dataclass(frozen=True)
+class RecordLink:
+    """A stack-map record (or a GC-info call site) and the call it belongs to."""
+
+    index: int
+    function: str
+    return_address: int
+    call_address: int | None
+    summary: str
+    locations: tuple[str, ...]
+
+
+@dataclass
+class RunOutcome:
+    printed: list[int] = field(default_factory=list)
+    result: int | None = None
+    collections: int = 0
+    stats: str = ""
+    trace: Any = None   # gctoy.runtime.trace.Trace for the stepper (x86-64 statepoint programs)
+
+
+@dataclass
+class IRResult:
+    stages: list[Stage] = field(default_factory=list)
+    code: list[CodeLine] = field(default_factory=list)
+    records: list[RecordLink] = field(default_factory=list)
+    gcinfo: str = ""            # x86-32: the GC info of each function, as gcdump text
+    run: RunOutcome | None = None
+    problem: Problem | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+@dataclass(frozen=True)
+class AsmStep:
+    """The machine after one instruction: where it was, what ran, the registers that changed."""
+
+    index: int
+    address: int
+    text: str
+    registers: dict[str, int]
+    changed: tuple[str, ...]
+
+
+@dataclass
+class AsmResult:
+    code: list[CodeLine] = field(default_factory=list)
+    steps: list[AsmStep] = field(default_factory=list)
+    stopped: str = ""
+    problem: Problem | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+_NAME = re.compile(r"([%@][-\w.$]+)")
+
+
+def _locate(message: str, source: str) -> int | None:
+    """The line of ``source`` that defines (or else first mentions) a name the message names."""
+    lines = source.splitlines()
+    for name in _NAME.findall(message):
+        pattern = re.compile(rf"^\s*{re.escape(name)}\s*=|\bdefine\b.*{re.escape(name)}\(")
+        for number, text in enumerate(lines, start=1):
+            if pattern.search(text):
+                return number
+        for number, text in enumerate(lines, start=1):
+            if re.search(rf"{re.escape(name)}(?![-\w.$])", text):
+                return number
+    return None
+
+
+_AT = re.compile(r"^(?:[^:\s]+):(\d+):(\d+):\s*(?:error:\s*)?")
+
+
+def _problem(stage: str, error: BaseException, source: str) -> Problem:
+    if isinstance(error, IRParseError):
+        return Problem(stage, error.message, error.line or None, error.column or None)
+    message = str(error) or type(error).__name__
+    if not isinstance(error, GCToyError):
+        message = f"{type(error).__name__}: {message}"
+    at = _AT.match(message)
+    if at:
+        return Problem(stage, message[at.end():], int(at.group(1)), int(at.group(2)))
+    return Problem(stage, message, _locate(message, source))
+
+
+def _diff(before: str, after: str) -> tuple[tuple[str, str], ...]:
+    out = []
+    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+        tag = line[:1]
+        if tag in " +-":
+            out.append((tag, line[2:]))
+    return tuple(out)
+
+
+def _disassemble(code: bytes, base: int, arch: str) -> list[tuple[int, bytes, str]]:
+    from gctoy.emu.asm import _capstone
+
+    cs = _capstone(arch)
+    return [(insn.address, bytes(insn.bytes), f"{insn.mnemonic} {insn.op_str}".strip())
+            for insn in cs.disasm(code, base)]
+
+
+# ----------------------------------------------------------------------------- IR mode
+
+
+def run_ir(
+    text: str,
+    steps: tuple[str, ...] | list[str] = ("rewrite-statepoints-for-gc", "verify-safepoints"),
+    *,
+    target: str = "x86-64",
+    execute: bool = True,
+    stress: bool = True,
+    max_instructions: int = MAX_INSTRUCTIONS,
+    max_seconds: float = MAX_SECONDS,
+) -> IRResult:
+    """Run the reader's IR through ``steps`` (keys of PIPELINE_STEPS), lower it for ``target`` and run it."""
+    from gctoy.ir import parse_module, print_module
+    from gctoy.passes import run as run_passes
+    from gctoy.passes import verify
+
+    result = IRResult()
+    unknown = [s for s in steps if s not in PIPELINE_STEPS]
+    if unknown or target not in TARGETS:
+        what = f"unknown step(s) {unknown}" if unknown else f"unknown target {target!r}"
+        result.problem = Problem("pipeline", f"{what}; choose from {list(PIPELINE_STEPS)} and {list(TARGETS)}")
+        return result
+    try:
+        module = parse_module(text, "workbench.ll")
+        verify(module)
+    except Exception as error:  # noqa: BLE001 - every failure becomes the reader's message
+        result.problem = _problem("parse", error, text)
+        return result
+    current = print_module(module)
+    result.stages.append(Stage("input", current, _diff("", current)))
+    for step in sorted(steps, key=list(PIPELINE_STEPS).index):
+        try:
+            run_passes(module, PIPELINE_STEPS[step])
+        except Exception as error:  # noqa: BLE001
+            result.problem = _problem(step, error, text)
+            return result
+        after = print_module(module)
+        result.stages.append(Stage(step, after, _diff(current, after)))
+        current = after
+    if target == "x86-32":
+        _lower_x86_32(module, result, text, execute, stress, max_instructions, max_seconds)
+    else:
+        _lower_x86_64(module, result, text, execute, stress, max_instructions, max_seconds)
+    return result
+
+
+def _lower_x86_64(module, result: IRResult, source: str, execute: bool, stress: bool,
+                  max_instructions: int, max_seconds: float) -> None:
+    from gctoy.codegen import compile_module
+    from gctoy.runtime.shadowstack import lower_for_shadow_stack
+    from gctoy.stackmap import format_location
+
+    try:
+        lower_for_shadow_stack(module, convert_statepoints=False)
+        compiled = compile_module(module)
+    except Exception as error:  # noqa: BLE001
+        result.problem = _problem("x86-64 lowering", error, source)
+        return
+    image = compiled.image
+    base = image.address_of(compiled.functions[0].name) if compiled.functions else 0x400000
+    labels = {address: name for name, address in image.symbols.items()}
+    listing = _disassemble(image.code, base, "x86_64")
+    by_end = {address + len(data): address for address, data, _ in listing}
+    records: list[RecordLink] = []
+    calls: dict[int, int] = {}
+    names = {f.address: f.name for f in compiled.functions}
+    for fn_record, fn_records in compiled.stackmap.records_by_function():
+        for rec in fn_records:
+            ra = fn_record.address + rec.instruction_offset
+            call = by_end.get(ra)
+            index = len(records)
+            if call is not None:
+                calls[call] = index
+            locations = tuple(format_location(loc, compiled.stackmap.constants) for loc in rec.locations)
+            records.append(RecordLink(index, names.get(fn_record.address, "?"), ra, call,
+                                      f"record {index}: id {rec.id}, {len(rec.locations)} locations", locations))
+    result.records = records
+    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address))
+                   for address, data, text in listing]
+    if execute:
+        _execute_x86_64(module, result, source, stress, max_instructions, max_seconds)
+
+
+def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_instructions: int,
+                    max_seconds: float) -> None:
+    from gctoy.runtime.run import run_module
+    from gctoy.runtime.trace import record_trace
+
+    main = next((f for f in module.definitions() if f.name == "main"), None)
+    if main is None:
+        result.problem = Problem("run", "there is no @main to run (define i64 @main())", None)
+        return
+    outcome = RunOutcome()
+    try:
+        done = run_module(module, stress=stress, verify=True, max_instructions=max_instructions,
+                          max_seconds=max_seconds)
+        outcome.printed, outcome.result = list(done.printed), done.result
+        outcome.collections, outcome.stats = done.stats.collections, done.stats.summary()
+    except Exception as error:  # noqa: BLE001
+        result.run = outcome
+        result.problem = _problem("run", error, source)
+        return
+    result.run = outcome
+    if result.records:
+        try:
+            outcome.trace = record_trace(module, stress=stress, max_states=MAX_STATES,
+                                         max_instructions=max_instructions, max_seconds=max_seconds)
+        except Exception:  # noqa: BLE001 - the run itself worked; the stepper is a bonus
+            outcome.trace = None
+
+
+def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: bool,
+                  max_instructions: int, max_seconds: float) -> None:
+    from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION, read_gcinfo_section
+    from gctoy.coreclr.gcdump import gcdump
+    from gctoy.runtime.run32 import Runtime32
+    from gctoy.runtime.stackwalk32 import compile_with_gcinfo
+
+    try:
+        compiled, roots = compile_with_gcinfo(module)
+    except Exception as error:  # noqa: BLE001
+        result.problem = _problem("x86-32 lowering", error, source)
+        return
+    image = compiled.image
+    base = image.address_of(compiled.functions[0].name) if compiled.functions else 0x400000
+    labels = {address: name for name, address in image.symbols.items()}
+    listing = _disassemble(image.code, base, "x86_32")
+    by_end = {address + len(data): address for address, data, _ in listing}
+    records: list[RecordLink] = []
+    calls: dict[int, int] = {}
+    for fn in compiled.functions:
+        for site in fn.calls:
+            ra = image.address_of(site.label)
+            call = by_end.get(ra)
+            index = len(records)
+            if call is not None:
+                calls[call] = index
+            records.append(RecordLink(index, fn.name, ra, call,
+                                      f"call site {index} in {fn.name}: {site.pushed} bytes of arguments pushed", ()))
+    result.records = records
+    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address))
+                   for address, data, text in listing]
+    blobs = read_gcinfo_section(image.sections[GCINFO_SECTION])
+    starts = {f.address: f.name for f in compiled.functions}
+    result.gcinfo = "\n\n".join(f"@{starts.get(start, hex(start))}:\n{gcdump(blob)}" for start, _, blob in blobs)
+    if not execute:
+        return
+    if not any(f.name == "main" for f in module.definitions()):
+        result.problem = Problem("run", "there is no @main to run (define i64 @main())", None)
+        return
+    outcome = RunOutcome()
+    result.run = outcome
+    try:
+        runtime = Runtime32(compiled, gc="semispace", stress=stress, verify=True, roots=roots)
+        done = runtime.run("main", max_instructions, max_seconds=max_seconds)
+        outcome.printed, outcome.result = list(done.printed), done.result
+        outcome.collections, outcome.stats = done.stats.collections, done.stats.summary()
+    except Exception as error:  # noqa: BLE001
+        result.problem = _problem("run", error, source)
+
+
+# ----------------------------------------------------------------------------- assembly mode
+
+
+def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_STEPS, timeout: float = 5.0) -> AsmResult:
+    """Assemble the reader's text (Keystone in a child process) and single-step it on Unicorn."""
+    from gctoy.emu.asm import DEFAULT_BASE, assemble_untrusted
+    from gctoy.emu.image import Image
+    from gctoy.emu.machine import Machine
+    from gctoy.emu.source import directive_size, split_source
+
+    result = AsmResult()
+    if arch not in ("x86_64", "x86_32"):
+        result.problem = Problem("assemble", f"unknown architecture {arch!r}; choose x86_64 or x86_32")
+        return result
+    try:
+        code = assemble_untrusted(text, arch=arch, timeout=timeout)
+    except Exception as error:  # noqa: BLE001
+        result.problem = _assembly_problem(error, text, arch, timeout)
+        return result
+    if not code:
+        result.problem = Problem("assemble", "the text assembles to no bytes: type some instructions")
+        return result
+    listing = _disassemble(code, DEFAULT_BASE, arch)
+    # pair the reader's statements with Capstone's instructions (data directives take their size)
+    source_of: dict[int, int] = {}
+    address = DEFAULT_BASE
+    insns = iter(listing)
+    by_address = {a: (a, d, t) for a, d, t in listing}
+    try:
+        for line in split_source(text):
+            if line.kind == "insn":
+                insn = by_address.get(address) or next(insns)
+                source_of[insn[0]] = line.number
+                address = insn[0] + len(insn[1])
+            elif line.kind == "directive":
+                size = directive_size(line, address)
+                if size is None:
+                    break
+                address += size
+    except StopIteration:
+        pass
+    result.code = [CodeLine(a, d, t, source_line=source_of.get(a)) for a, d, t in listing]
+    machine = Machine(Image(code=code, arch=arch), arch=arch)
+    machine.enter(DEFAULT_BASE)
+    registers = dict(machine.regs())
+    text_at = {a: t for a, _, t in listing}
+    try:
+        for index in range(max_steps):
+            pc = machine.pc
+            stop = machine.run(max_instructions=1)
+            now = dict(machine.regs())
+            changed = tuple(name for name, value in now.items() if registers.get(name) != value)
+            result.steps.append(AsmStep(index, pc, text_at.get(pc, "?"), now, changed))
+            registers = now
+            if machine.returned():
+                result.stopped = f"returned after {index + 1} instructions; rax/eax = {machine.return_value():#x}"
+                break
+            del stop
+        else:
+            result.stopped = f"stopped after {max_steps} instructions (the step limit)"
+    except Exception as error:  # noqa: BLE001
+        pc = getattr(error, "pc", None)
+        message = str(error)
+        result.problem = Problem("run", message, source_of.get(pc) if pc is not None else None)
+        result.stopped = f"fault after {len(result.steps)} instructions"
+    finally:
+        close = getattr(machine, "close", None)
+        if close is not None:
+            close()
+    return result
+
+
+_LINE_PREFIX = re.compile(r"^line (\d+):\s*", re.I)
+
+
+def _assembly_problem(error: BaseException, text: str, arch: str, timeout: float) -> Problem:
+    """Keystone says *what* is wrong but not where: find the first line whose prefix fails."""
+    message = str(error) or type(error).__name__
+    match = _LINE_PREFIX.match(message)
+    if match:
+        return Problem("assemble", message[match.end():], int(match.group(1)))
+    if "did not finish" in message or "crashed" in message or "memory" in message:
+        return Problem("assemble", message)
+    return Problem("assemble", message, _first_failing_line(text, arch, min(timeout, 2.0)))
+
+
+def _first_failing_line(text: str, arch: str, timeout: float) -> int | None:
+    """Bisect the text's lines: the shortest prefix Keystone rejects ends at the line at fault."""
+    from gctoy.emu.asm import assemble_untrusted
+
+    lines = text.splitlines()
+
+    def fails(n: int) -> bool:
+        try:
+            assemble_untrusted("\n".join(lines[:n]) + "\n", arch=arch, timeout=timeout)
+            return False
+        except Exception:  # noqa: BLE001 - any refusal counts
+            return True
+
+    low, high = 0, len(lines)   # prefix `low` passes (the empty text does), prefix `high` fails
+    if not fails(high):
+        return None             # fails only as a whole (an undefined label, say)
+    for _ in range(16):
+        if high - low <= 1:
+            break
+        mid = (low + high) // 2
+        if fails(mid):
+            high = mid
+        else:
+            low = mid
+    return high

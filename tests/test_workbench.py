@@ -1,0 +1,146 @@
+"""gctoy.workbench: a reader's program through the pipeline, into panes; bad input gives one message
+at its line and never an exception."""
+
+from __future__ import annotations
+
+import pytest
+
+from gctoy.workbench import PIPELINE_STEPS, run_assembly, run_ir
+
+PROGRAM = """\
+declare i8 addrspace(1)* @gc_alloc(i64, i64)
+declare void @gc_collect()
+declare void @print_i64(i64)
+
+define i64 @main() gc "statepoint-example" {
+  %a = call i8 addrspace(1)* @gc_alloc(i64 2, i64 0)
+  %p = bitcast i8 addrspace(1)* %a to i64 addrspace(1)*
+  store i64 42, i64 addrspace(1)* %p
+  call void @gc_collect()
+  %v = load i64, i64 addrspace(1)* %p
+  call void @print_i64(i64 %v)
+  ret i64 7
+}
+"""
+
+
+def test_ir_end_to_end_stages_code_records_and_run():
+    result = run_ir(PROGRAM)
+    assert result.ok, result.problem
+    assert [s.name for s in result.stages] == ["input", "rewrite-statepoints-for-gc", "verify-safepoints"]
+    rs4gc = result.stages[1]
+    assert rs4gc.changed and any(tag == "+" and "gc.statepoint" in line for tag, line in rs4gc.diff)
+    assert not result.stages[2].changed
+    # every record is linked to a call instruction that ends at its return address
+    assert len(result.records) == 3
+    by_address = {line.address: line for line in result.code}
+    for record in result.records:
+        call = by_address[record.call_address]
+        assert call.text.startswith("call") and call.record == record.index
+        assert call.address + len(call.data) == record.return_address
+    assert result.run.printed == [42] and result.run.result == 7 and result.run.collections >= 1
+    assert result.run.trace is not None and len(result.run.trace.states) > 3
+
+
+def test_ir_on_x86_32_has_gc_info_and_runs():
+    abstract = PROGRAM.replace(' gc "statepoint-example"', ' gc "coreclr"')
+    result = run_ir(abstract, (), target="x86-32")
+    assert result.ok, result.problem
+    assert "Method info block" in result.gcinfo and "@main" in result.gcinfo
+    assert result.records and all(r.call_address is not None for r in result.records)
+    assert result.run.printed == [42]
+
+
+def test_shadow_stack_lowering_runs():
+    result = run_ir(PROGRAM, ("rewrite-statepoints-for-gc", "shadow-stack lowering"))
+    assert result.ok, result.problem
+    assert "llvm_gc_root_chain" in result.stages[-1].ir and result.run.printed == [42]
+
+
+def test_assembly_playground_bytes_lines_and_steps():
+    result = run_assembly("mov rax, 5\nadd rax, 3   # eight\nret\n")
+    assert result.ok
+    assert [(c.data.hex(), c.source_line) for c in result.code] == [("48c7c005000000", 1), ("4883c003", 2), ("c3", 3)]
+    assert [s.registers["rax"] for s in result.steps[:2]] == [5, 8]
+    assert "rax" in result.steps[1].changed and "returned after 3" in result.stopped
+
+
+BAD_IR = {
+    "garbage": ("garbage here", "parse", 1),
+    "unterminated function": ("define i64 @main() {\n  ret i64 0\n", "parse", None),
+    "type mismatch": ("define i64 @main() {\n  ret i32 0\n}\n", "parse", 2),
+    "undefined value": ("define i64 @main() {\n  ret i64 %nope\n}\n", "parse", 2),
+    "unknown instruction": ("define i64 @main() {\n  %x = frobnicate i64 1\n  ret i64 0\n}\n", "parse", 2),
+    "no main": ("define i64 @other() {\n  ret i64 0\n}\n", "run", None),
+    "unrelocated use": ("""\
+declare void @foo()
+declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64, i32, void ()*, i32, i32, ...)
+define i8 addrspace(1)* @main(i8 addrspace(1)* %obj) gc "statepoint-example" {
+  %t = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 0, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0) [ "gc-live"(i8 addrspace(1)* %obj) ]
+  ret i8 addrspace(1)* %obj
+}
+""", "verify-safepoints", 5),
+    "guest fault": ("""\
+define i64 @main() {
+  %p = inttoptr i64 16 to i64*
+  %v = load i64, i64* %p
+  ret i64 %v
+}
+""", "run", None),
+    "infinite loop": ("""\
+define i64 @main() {
+entry:
+  br label %loop
+loop:
+  br label %loop
+}
+""", "run", None),
+    "statepoint on x86-32": (PROGRAM, "x86-32 lowering", None),
+    "empty text": ("", "run", None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_IR))
+def test_bad_ir_gives_one_message_at_its_line(name):
+    text, stage, line = BAD_IR[name]
+    steps = ("rewrite-statepoints-for-gc",) if name == "statepoint on x86-32" else ("rewrite-statepoints-for-gc", "verify-safepoints")
+    target = "x86-32" if name == "statepoint on x86-32" else "x86-64"
+    result = run_ir(text, steps, target=target, max_instructions=200_000, max_seconds=5)
+    assert result.problem is not None, f"{name}: no problem reported"
+    assert result.problem.stage == stage, result.problem
+    assert result.problem.message and "Traceback" not in result.problem.message
+    if line is not None:
+        assert result.problem.line == line, result.problem
+
+
+BAD_ASM = {
+    "file-system directive": ('.incbin "/etc/hostname"\n', "assemble", 1, "not allowed"),
+    "include": ('nop\n.include "/etc/passwd"\n', "assemble", 2, "not allowed"),
+    "bad mnemonic": ("mov rax, 1\nfrobnicate rax\nret\n", "assemble", 2, "mnemonic"),
+    "bad operand": ("mov rax, 1\nmov rax, [rbx+\nret\n", "assemble", 2, "brackets"),
+    "fault": ("mov rax, [0]\nret\n", "run", 1, "unmapped"),
+    "nothing": ("# only a comment\n", "assemble", None, "no bytes"),
+    "huge fill": (".skip 0x7fffffff\n", "assemble", None, ""),
+    "undefined label": ("jmp nowhere\n", "assemble", None, ""),
+    "unknown arch": ("nop\n", "assemble", None, "architecture"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_ASM))
+def test_bad_assembly_gives_one_message(name):
+    text, stage, line, words = BAD_ASM[name]
+    result = run_assembly(text, arch="arm" if name == "unknown arch" else "x86_64", timeout=5.0)
+    assert result.problem is not None and result.problem.stage == stage, result.problem
+    assert words.lower() in result.problem.message.lower()
+    if line is not None:
+        assert result.problem.line == line, result.problem
+
+
+def test_an_endless_loop_stops_at_the_step_limit():
+    result = run_assembly("top: jmp top\n", max_steps=50)
+    assert result.ok and len(result.steps) == 50 and "step limit" in result.stopped
+
+
+def test_unknown_step_is_a_problem_not_an_exception():
+    result = run_ir(PROGRAM, ("no-such-pass",))
+    assert result.problem.stage == "pipeline" and all(name in result.problem.message for name in PIPELINE_STEPS)

@@ -1,0 +1,47 @@
+"""The workbench widget without a browser: type, Run, look at the panes; pick a record and its call lights up."""
+
+from __future__ import annotations
+
+import re
+
+from gctoy.widgets.workbench import Workbench
+from test_workbench import BAD_ASM, BAD_IR, PROGRAM
+
+
+def test_typing_and_running_fills_every_pane():
+    bench = Workbench("", run=False)
+    bench.editor.value = PROGRAM
+    bench.run_button.click()
+    assert "no problems" in bench.problem.value
+    assert "after verify-safepoints" in bench.ir_pane.value
+    bench.stage.value = 1
+    assert "after rewrite-statepoints-for-gc" in bench.ir_pane.value and 'class="add"' in bench.ir_pane.value
+    assert "printed: 42" in bench.run_pane.value
+    assert bench.stepper_box.children and type(bench.stepper_box.children[0]).__name__ == "SafepointStepper"
+    # picking record 1 highlights exactly its call
+    record = bench.result.records[1]
+    bench.record.value = 1
+    hot = re.findall(r'<tr class="call hot" data-address="(0x[0-9a-f]+)"', bench.code_pane.value)
+    assert hot == [f"{record.call_address:#x}"]
+    assert bench.records_pane.value.count('class="hot"') == 1 + len(record.locations)
+
+
+def test_bad_input_shows_a_message_in_the_widget_and_the_kernel_survives():
+    bench = Workbench("", run=False)
+    for name, (text, stage, line, *_rest) in {**BAD_IR, **{k: v for k, v in BAD_ASM.items() if k != "unknown arch"}}.items():
+        bench.mode.value = "assembly" if name in BAD_ASM else "IR"
+        bench.target.value = "x86-32" if name == "statepoint on x86-32" else "x86-64"
+        bench.editor.value = text
+        bench.run_button.click()
+        assert 'class="problem"' in bench.problem.value, name
+        assert f"<b>{stage}</b>" in bench.problem.value, (name, bench.problem.value)
+        if line is not None:
+            assert f"line {line}:" in bench.problem.value, (name, bench.problem.value)
+
+
+def test_assembly_mode_steps_through_registers():
+    bench = Workbench("mov rax, 5\nadd rax, 3\nret\n", mode="assembly")
+    assert bench.children[-1] is bench.asm_box
+    assert bench.step.max == 2
+    bench.step.value = 1
+    assert re.search(r'<tr class="hot"><td>rax</td><td>0x8</td>', bench.asm_pane.value)
