@@ -236,13 +236,44 @@ def release(notebooks: Path, out: Path) -> list[Path]:
     return sorted(out.glob("*.ipynb"))
 
 
+WRONG_ANSWERS_START = "<!-- wrong answers: made by `python -m gctoy.course wrong-answers`; do not edit by hand -->"
+WRONG_ANSWERS_END = "<!-- end of wrong answers -->"
+
+
+def _question(chapter: Chapter, exercise: Exercise) -> str:
+    """The first sentence of the exercise's question (the markdown cell before its answer cell)."""
+    for index in range(exercise.answer_index - 1, -1, -1):
+        cell = chapter.cells[index]
+        if cell["cell_type"] == "markdown" and f"**Exercise {exercise.number}.**" in _source(cell):
+            text = _source(cell).split(f"**Exercise {exercise.number}.**", 1)[1].strip()
+            first = re.split(r"(?<=[.?!])\s", text.replace("\n", " "), maxsplit=1)[0]
+            return first if len(first) <= 160 else first[:157] + "..."
+    return ""
+
+
+def wrong_answers_markdown(notebooks: Path) -> str:
+    """The instructor page's table of the wrong answers every exercise's check recognises."""
+    rows = ["| chapter | exercise | question | plausible wrong answers |", "|---|---|---|---|"]
+    for chapter in chapters(notebooks):
+        for exercise in chapter.exercises():
+            wrong = "; ".join(f"`{w.strip()}`" for w in exercise.wrong).replace("|", "\\|")
+            question = _question(chapter, exercise).replace("|", "\\|")
+            rows.append(f"| [{chapter.number}]({chapter.path.name}) | {exercise.number} | {question} | {wrong} |")
+    return "\n".join([WRONG_ANSWERS_START, *rows, WRONG_ANSWERS_END])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gctoy.course", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     rel = sub.add_parser("release", help="make the student notebooks (solutions removed) with nbgrader")
     rel.add_argument("out", nargs="?", default="student", help="output folder (default: student/)")
     rel.add_argument("--notebooks", default="notebooks", help="the instructor notebooks (default: notebooks/)")
+    wrong = sub.add_parser("wrong-answers", help="print the instructor page's table of wrong answers")
+    wrong.add_argument("--notebooks", default="notebooks")
     args = parser.parse_args(argv)
+    if args.command == "wrong-answers":
+        print(wrong_answers_markdown(Path(args.notebooks)))
+        return 0
     try:
         made = release(Path(args.notebooks), Path(args.out))
     except (RuntimeError, OSError) as error:

@@ -122,3 +122,12 @@ def test_glossary_internal_links_land():
     assert inner and not [a for a in inner if a not in GLOSSARY_TERMS]
     chapters = set(re.findall(r"\]\((\d\d_[^)]+\.ipynb)\)", text))
     assert chapters <= {c.path.name for c in CHAPTERS.values()}
+
+
+def test_instructor_page_lists_every_exercise_and_its_wrong_answers():
+    from gctoy.course import wrong_answers_markdown
+
+    table = wrong_answers_markdown(NOTEBOOKS)
+    page = (NOTEBOOKS / "course_instructor.md").read_text(encoding="utf-8")
+    assert table in page, "the wrong-answer table is stale: python -m gctoy.course wrong-answers"
+    assert table.count("\n| [") >= 3 * 18
