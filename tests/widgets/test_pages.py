@@ -1,0 +1,42 @@
+"""Button pages, and chapter 00's collection with and without the stack map."""
+
+from __future__ import annotations
+
+import pytest
+
+from gctoy.runtime.no_roots import with_and_without_stack_map
+from gctoy.widgets.pages import ButtonPages, outcome_html
+
+PROGRAM = """\
+declare i8 addrspace(1)* @gc_alloc(i64, i64)
+declare void @gc_collect()
+declare void @print_i64(i64)
+define i64 @main() gc "statepoint-example" {
+  %a = call i8 addrspace(1)* @gc_alloc(i64 2, i64 0)
+  %p = bitcast i8 addrspace(1)* %a to i64 addrspace(1)*
+  store i64 42, i64 addrspace(1)* %p
+  call void @gc_collect()
+  %v = load i64, i64 addrspace(1)* %p
+  call void @print_i64(i64 %v)
+  ret i64 0
+}
+"""
+
+
+def test_without_the_stack_map_the_program_reads_the_poisoned_old_space():
+    with_map, without = with_and_without_stack_map(PROGRAM)
+    assert with_map.printed == (42,) and with_map.objects_copied == 1 and with_map.error is None
+    assert without.collections == 1 and without.objects_copied == 0
+    assert [v & 0xFFFFFFFFFFFFFFFF for v in without.printed] == [0xDEADBEEFDEADBEEF]
+    page = outcome_html(without, [42])
+    assert "the poison word" in page and "rgba(220,50,50" in page
+    assert "rgba(40,180,60" in outcome_html(with_map, [42])
+
+
+def test_buttons_turn_the_pages():
+    pages = ButtonPages({"a": "<p>A</p>", "b": "<p>B</p>"}, python_link=True)
+    assert pages.stack.selected_index == 0
+    pages.buttons.value = "b"
+    assert pages.stack.selected_index == 1 and pages.stack.children[1].value == "<p>B</p>"
+    with pytest.raises(ValueError):
+        ButtonPages({})
