@@ -51,3 +51,31 @@ def outcome_html(outcome: Outcome, expected: list[int] | None = None) -> str:
     return (f'<div style="font-family: var(--jp-code-font-family, monospace); font-size: 13px">'
             f"<div><b>{html.escape(outcome.label)}</b></div><div>printed: {printed}</div>{error}"
             f"<div>collections: {outcome.collections}; objects copied: {outcome.objects_copied}</div></div>")
+
+
+class SliderPages(widgets.VBox):
+    """A slider (with Play) over precomputed pages, linked in the browser so the static book has them too.
+
+    The slider counts from 1, as the pages say "word 1 of N".
+    """
+
+    def __init__(self, pages: list[str], *, description: str = "step", interval_ms: int = 700,
+                 python_link: bool = False) -> None:
+        if not pages:
+            raise ValueError("SliderPages needs at least one page")
+        self.play = widgets.Play(value=1, min=1, max=len(pages), interval=interval_ms, description="play",
+                                 tooltip="play: turn the pages one by one")
+        self.slider = widgets.IntSlider(value=1, min=1, max=len(pages), description=description)
+        # the slider counts from 1 and jslink cannot add: the Stack gets N+1 children, child 0 a copy
+        # of page 1 that the slider (min 1) never selects, so slider value k shows page k
+        self.stack = widgets.Stack([widgets.HTML(pages[0])] + [widgets.HTML(p) for p in pages], selected_index=1)
+        self.links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
+                      widgets.jslink((self.slider, "value"), (self.stack, "selected_index"))]
+        if python_link:
+            self.links += [widgets.link((self.play, "value"), (self.slider, "value")),
+                           widgets.link((self.slider, "value"), (self.stack, "selected_index"))]
+        super().__init__([widgets.HBox([self.play, self.slider]), self.stack])
+
+    def page(self, number: int) -> str:
+        """The HTML of page ``number`` (1-based, as the slider shows it)."""
+        return self.stack.children[number].value

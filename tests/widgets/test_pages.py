@@ -40,3 +40,14 @@ def test_buttons_turn_the_pages():
     assert pages.stack.selected_index == 1 and pages.stack.children[1].value == "<p>B</p>"
     with pytest.raises(ValueError):
         ButtonPages({})
+
+
+def test_slider_pages_count_from_one():
+    from gctoy.widgets.pages import SliderPages
+
+    pages = SliderPages(["<p>1</p>", "<p>2</p>", "<p>3</p>"], python_link=True)
+    assert pages.slider.min == 1 and pages.slider.max == 3 and pages.stack.selected_index == 1
+    pages.slider.value = 3
+    assert pages.stack.selected_index == 3 and pages.page(3) == "<p>3</p>"
+    pages.play.value = 2
+    assert pages.slider.value == 2 and pages.stack.children[pages.stack.selected_index].value == "<p>2</p>"
