@@ -56,6 +56,8 @@ _EMPTY = "(none)"
 def operand_kind(slot: OperandSlot) -> str | None:
     """The row of :data:`OPERAND_KINDS` an operand belongs to (None for a bundle gctoy does not know)."""
     role = slot.role
+    if role == "<unused>":   # the oldest form's third operand, which later became the flags
+        return "flags"
     if role.startswith("#transition args"):
         return "#transition args"
     if role.startswith("#deopt args"):

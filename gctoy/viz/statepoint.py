@@ -23,7 +23,7 @@ from ..ir.printer import print_operand
 from ..ir.statepoint import Statepoint, StatepointForm
 
 _HEADER = {
-    StatepointForm.OLDEST: ["target", "#call args", "flags"],
+    StatepointForm.OLDEST: ["target", "#call args", "<unused>"],   # seed 001: "i64 <unused>", later the flags
     StatepointForm.MIDDLE: ["ID", "#patch bytes", "target", "#call args", "flags"],
     StatepointForm.MODERN: ["ID", "#patch bytes", "target", "#call args", "flags"],
 }

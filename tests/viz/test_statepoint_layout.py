@@ -41,6 +41,15 @@ def test_middle_layout_puts_the_first_gc_pointer_at_7():
     assert all(r.relocate_index is None for r in rows[:-1])
 
 
+def test_oldest_layout_names_the_third_operand_unused_as_seed_001_does():
+    """Seed 001's syntax block: "func_type <target>, i64 <#call args>. i64 <unused>, ..."."""
+    m, _ = _sp(MIDDLE)
+    convert_statepoints(m, "oldest")
+    rows = statepoint_layout(statepoints(next(m.definitions()))[0])
+    assert [r.role for r in rows] == ["target", "#call args", "<unused>", "#deopt args", "GC pointer"]
+    assert "flags" not in layout_text(statepoints(next(m.definitions()))[0])
+
+
 def test_every_form_agrees_with_relocate_index():
     m, _ = _sp(MIDDLE)
     expect = {StatepointForm.OLDEST: 4, StatepointForm.MIDDLE: 7, StatepointForm.MODERN: 0}
