@@ -18,7 +18,8 @@ __all__ = ["STYLE", "stackmap_pages", "stackmap_page_html", "header_html"]
 
 STYLE = """<style>
 .gctoy-x { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
-.gctoy-x .bytes span { display: inline-block; padding: 1px 3px; margin: 1px; border-radius: 2px; }
+.gctoy-x .bytes { max-width: 52em; line-height: 1.7; }
+.gctoy-x .bytes span { padding: 1px 3px; margin: 0 2px 0 0; border-radius: 2px; }
 .gctoy-x .bytes span.sel { background: rgba(240, 180, 0, 0.45); font-weight: bold; }
 .gctoy-x .bytes span.same { background: rgba(60, 120, 230, 0.15); }
 .gctoy-x table { border-collapse: collapse; }
@@ -47,10 +48,8 @@ def stackmap_page_html(data: bytes, rows: list[HexRow], selected: int) -> str:
     spans = []
     for i, r in enumerate(rows):
         cls = "sel" if i == selected else ("same" if _group(r.field) == group and group != "header" else "")
-        title = _e(f"{r.offset:#06x} {r.field} = {r.value}")
-        spans.append("".join(f'<span class="{cls}" title="{title}">{b:02x}</span>' for b in r.data))
-        if (r.offset + len(r.data)) % 16 == 0:
-            spans.append("<br>")
+        attr = f' class="{cls}"' if cls else ""
+        spans.append(f"<span{attr}>{r.data.hex(' ')}</span>")
     detail = (f"<table><tr><th>field</th><td>{_e(row.field)}</td></tr>"
               f"<tr><th>bytes</th><td>{row.offset:#06x}–{row.offset + len(row.data) - 1:#06x} "
               f"({len(row.data)} byte{'s' if len(row.data) != 1 else ''}: {_e(row.data.hex(' '))})</td></tr>"
