@@ -116,7 +116,8 @@ def _list_program(old: int, young: int) -> str:
         nxt = f"%pick{i + 1}" if i + 1 < old else "%next"
         lines += [f"pick{i}:", f"  %is{i} = icmp eq i64 %which, {i}",
                   f"  br i1 %is{i}, label %store{i}, label {nxt}",
-                  f"store{i}:", f"  %s{i} = getelementptr i8, i8* %c{i}, i64 8", f"  %s{i}.p = bitcast i8* %s{i} to i8**",
+                  f"store{i}:", f"  %s{i} = getelementptr i8, i8* %c{i}, i64 8",
+                  f"  %s{i}.p = bitcast i8* %s{i} to i8**",
                   f"  call void @llvm.gcwrite(i8* %y, i8* %c{i}, i8** %s{i}.p)", "  br label %next"]
     lines += ["next:", "  %i1 = add i64 %i, 1", f"  %more = icmp ult i64 %i1, {young}",
               "  br i1 %more, label %loop, label %done", "done:", "  ret i64 0", "}", ""]
@@ -243,7 +244,7 @@ def old_to_young(heap: Heap, boundary: int) -> list[tuple[int, int, int]]:
     for obj in heap.objects():
         if obj >= boundary:
             continue
-        n, mask = heap.header(obj)
+        _, mask = heap.header(obj)
         for i, value in enumerate(heap.fields(obj)):
             if mask >> i & 1 and boundary <= value < heap.top:
                 found.append((obj, obj + 8 * i, value))
