@@ -1,0 +1,87 @@
+"""Lab of chapter 12 (gctoy.labs.write_barrier): the check fails on the skeleton, passes on the
+notebook's solution, and fails with a message that teaches on plausible wrong barriers."""
+
+from __future__ import annotations
+
+import pytest
+
+from course_notebooks import NOTEBOOKS
+from gctoy.course import load_chapter, strip_solutions
+from gctoy.labs import LabFailure, write_barrier
+
+CHAPTER = NOTEBOOKS / "12_Barriers_strategies_and_the_metadata_printer.ipynb"
+
+
+def _lab_source() -> str:
+    return load_chapter(CHAPTER).labs()[0].source
+
+
+def _barrier(source: str):
+    namespace: dict = {}
+    exec(compile(source, "<lab>", "exec"), namespace)
+    return namespace["write_barrier"]
+
+
+def _mutated(old: str, new: str):
+    source = _lab_source()
+    assert old in source, f"the solution no longer contains {old!r}"
+    return _barrier(source.replace(old, new))
+
+
+def _failure(barrier) -> str:
+    with pytest.raises(LabFailure) as failure:
+        write_barrier.check(barrier)
+    return str(failure.value)
+
+
+def test_the_lab_cell_names_its_module():
+    lab = load_chapter(CHAPTER).labs()[0]
+    assert lab.module == "gctoy.labs.write_barrier" and ".check(write_barrier)" in lab.check_source
+
+
+def test_check_fails_on_the_skeleton():
+    with pytest.raises(LabFailure, match="still the skeleton"):
+        write_barrier.check(_barrier(strip_solutions(_lab_source())))
+
+
+def test_check_passes_on_the_solution():
+    text = str(write_barrier.check(_barrier(_lab_source())))
+    assert "3 programs" in text and "old -> young references" in text and "gctoy-cardmark" in text
+
+
+def test_marking_the_card_of_the_stored_value_is_explained():
+    message = _failure(_mutated("index = (obj - HEAP_BASE) >> CARD_SHIFT", "index = (value - HEAP_BASE) >> CARD_SHIFT"))
+    assert "card of the stored value" in message and "is clean" in message and "young collection" in message
+
+
+def test_marking_the_card_of_the_field_is_explained():
+    message = _failure(_mutated("index = (obj - HEAP_BASE) >> CARD_SHIFT", "index = (field - HEAP_BASE) >> CARD_SHIFT"))
+    assert "card of the field" in message and "card of the object" in message
+
+
+def test_forgetting_the_spare_card_is_explained():
+    message = _failure(_mutated("    if not 0 <= index < CARD_COUNT:\n        index = CARD_COUNT\n", ""))
+    assert "outside the table" in message and "spare card" in message
+
+
+def test_a_barrier_that_marks_too_much_is_explained():
+    extra = _mutated("    cards[index] = CARD_DIRTY",
+                     "    cards[index] = CARD_DIRTY\n    if HEAP_BASE <= value:\n"
+                     "        cards[min((value - HEAP_BASE) >> CARD_SHIFT, CARD_COUNT)] = CARD_DIRTY")
+    message = _failure(extra)
+    assert "Dirty cards no store wrote an object in" in message
+
+
+def test_a_filtering_barrier_is_held_to_the_unconditional_contract():
+    """Marking only stores of young values into old objects leaves the young -> old store's card clean."""
+    source = _lab_source().replace("    cards[index] = CARD_DIRTY",
+                                   "    if value > obj:\n        cards[index] = CARD_DIRTY")
+    message = _failure(_barrier(source))
+    assert "unconditional" in message
+
+
+def test_the_brute_force_scan_finds_old_to_young_references():
+    run = write_barrier._GctoyRun(write_barrier.CARDS)
+    run.go()
+    found = write_barrier.old_to_young(run.heap, run.boundary)
+    assert len(found) == 2 and all(obj < run.boundary <= value for obj, _, value in found)
