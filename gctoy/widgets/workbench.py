@@ -44,11 +44,13 @@ class Workbench(widgets.VBox):
                                          tooltip="run the pipeline (needs a running kernel)")
         self.problem = widgets.HTML()
         self.status = widgets.HTML()
+        # The stage and record choosers are linked to Stacks of precomputed panes in the browser, so that
+        # picking a stage or a record works in the static HTML book too.
         self.stage = widgets.Dropdown(description="stage", options=[], layout=widgets.Layout(width="340px"))
-        self.ir_pane = widgets.HTML()
+        self.ir_pane = widgets.Stack([])
         self.record = widgets.Dropdown(description="record", options=[], layout=widgets.Layout(width="340px"))
-        self.code_pane = widgets.HTML()
-        self.records_pane = widgets.HTML()
+        self.code_pane = widgets.Stack([])
+        self.records_pane = widgets.Stack([])
         self.run_pane = widgets.HTML()
         self.stepper_box = widgets.VBox()
         self.step = widgets.IntSlider(description="step", min=0, max=0, value=0)
@@ -69,8 +71,13 @@ class Workbench(widgets.VBox):
         super().__init__([widgets.HBox([self.mode, self.run_button]), self.options_box, self.editor,
                           self.problem, self.status, self.tabs])
         self.run_button.on_click(self.run)
-        self.stage.observe(self._show_stage, names="value")
-        self.record.observe(self._show_record, names="value")
+        self.links = [widgets.jslink((self.stage, "index"), (self.ir_pane, "selected_index")),
+                      widgets.jslink((self.record, "index"), (self.code_pane, "selected_index")),
+                      widgets.jslink((self.record, "index"), (self.records_pane, "selected_index"))]
+        # the same links in Python, so that a kernel (and the tests) see the panes follow the choosers
+        self.links += [widgets.link((self.stage, "index"), (self.ir_pane, "selected_index")),
+                       widgets.link((self.record, "index"), (self.code_pane, "selected_index")),
+                       widgets.link((self.record, "index"), (self.records_pane, "selected_index"))]
         self.step.observe(self._show_step, names="value")
         self.mode.observe(self._switch_mode, names="value")
         self._switch_mode()
@@ -107,13 +114,20 @@ class Workbench(widgets.VBox):
     def _show_ir(self, result: IRResult) -> None:
         self.problem.value = view.problem_html(result.problem, self.editor.value)
         self.status.value = f"<code>{view.summary_text(result)}</code>"
-        self.stage.options = [(f"{i}: {s.name}", i) for i, s in enumerate(result.stages)]
-        self.stage.value = len(result.stages) - 1 if result.stages else None
-        self.ir_pane.value = view.stages_html(result.stages)
+        stages = [widgets.HTML(view.stages_html(result.stages, i)) for i in range(len(result.stages))]
+        self.ir_pane.children = stages or [widgets.HTML(view.stages_html([]))]
+        self.stage.options = [(f"{i}: {s.name}", i) for i, s in enumerate(result.stages)] or [("(none)", 0)]
+        self.stage.index = len(self.stage.options) - 1
+        self.ir_pane.selected_index = self.stage.index
+        # record choice 0 is "(none)"; choice k highlights record k-1 and its call
+        highlights = [None] + [r.index for r in result.records]
+        self.code_pane.children = [widgets.HTML(view.code_html(result.code, result.records, highlight=h)
+                                                if result.code else "") for h in highlights]
+        self.records_pane.children = [widgets.HTML(view.records_html(result.records, highlight=h))
+                                      for h in highlights]
         self.record.options = [("(none)", -1)] + [(r.summary, r.index) for r in result.records]
-        self.record.value = -1
-        self.code_pane.value = view.code_html(result.code, result.records) if result.code else ""
-        self.records_pane.value = view.records_html(result.records)
+        self.record.index = 0
+        self.code_pane.selected_index = self.records_pane.selected_index = 0
         self.run_pane.value = view.run_html(result.run)
         trace = result.run.trace if result.run else None
         if trace is not None:
@@ -123,17 +137,11 @@ class Workbench(widgets.VBox):
         else:
             self.stepper_box.children = [widgets.HTML("(no recorded run: the program did not run with a stack map)")]
 
-    def _show_stage(self, change) -> None:
-        if isinstance(self.result, IRResult) and change["new"] is not None:
-            self.ir_pane.value = view.stages_html(self.result.stages, change["new"])
-
-    def _show_record(self, change) -> None:
-        """Pick a record: its call is highlighted in the machine code, and the record in the stack map."""
-        if not isinstance(self.result, IRResult):
-            return
-        index = change["new"] if change["new"] is not None and change["new"] >= 0 else None
-        self.code_pane.value = view.code_html(self.result.code, self.result.records, highlight=index)
-        self.records_pane.value = view.records_html(self.result.records, highlight=index)
+    def pane_html(self, stack: widgets.Stack) -> str:
+        """The HTML a Stack of panes shows now."""
+        if not stack.children or stack.selected_index is None:
+            return ""
+        return stack.children[stack.selected_index].value
 
     # ------------------------------------------------------------------ assembly mode
 

@@ -13,17 +13,22 @@ def test_typing_and_running_fills_every_pane():
     bench.editor.value = PROGRAM
     bench.run_button.click()
     assert "no problems" in bench.problem.value
-    assert "after verify-safepoints" in bench.ir_pane.value
+    assert "after verify-safepoints" in bench.pane_html(bench.ir_pane)
     bench.stage.value = 1
-    assert "after rewrite-statepoints-for-gc" in bench.ir_pane.value and 'class="add"' in bench.ir_pane.value
+    shown = bench.pane_html(bench.ir_pane)
+    assert "after rewrite-statepoints-for-gc" in shown and 'class="add"' in shown
     assert "printed: 42" in bench.run_pane.value
     assert bench.stepper_box.children and type(bench.stepper_box.children[0]).__name__ == "SafepointStepper"
     # picking record 1 highlights exactly its call
     record = bench.result.records[1]
     bench.record.value = 1
-    hot = re.findall(r'<tr class="call hot" data-address="(0x[0-9a-f]+)"', bench.code_pane.value)
+    hot = re.findall(r'<tr class="call hot" data-address="(0x[0-9a-f]+)"', bench.pane_html(bench.code_pane))
     assert hot == [f"{record.call_address:#x}"]
-    assert bench.records_pane.value.count('class="hot"') == 1 + len(record.locations)
+    assert bench.pane_html(bench.records_pane).count('class="hot"') == 1 + len(record.locations)
+    # the choosers are linked to their panes in the browser too (the static book has no kernel)
+    linked = {(l.source[0], l.source[1], l.target[0], l.target[1]) for l in bench.links if type(l).__name__ == "Link"
+              and l._model_name == "LinkModel"}
+    assert (bench.record, "index", bench.code_pane, "selected_index") in linked
 
 
 def test_bad_input_shows_a_message_in_the_widget_and_the_kernel_survives():
