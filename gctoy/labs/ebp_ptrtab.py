@@ -22,7 +22,6 @@ accumulated, register bits mirrored, live and interior register bits swapped), w
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from . import LabFailure, LabReport, call_student
@@ -30,7 +29,6 @@ from . import LabFailure, LabReport, call_student
 __all__ = ["Site", "check", "expected_sites"]
 
 NAME = "gctoy.labs.ebp_ptrtab"
-PROGRAMS = Path(__file__).resolve().parent.parent / "runtime" / "programs"
 
 
 class Site(NamedTuple):
@@ -194,7 +192,9 @@ def _show(site: Site) -> str:
 
 
 def _program(seed: int) -> str:
-    return (PROGRAMS / f"generated_{seed}_12.ll").read_text(encoding="utf-8")
+    from gctoy.runtime.generated_programs import generated_program
+
+    return generated_program(seed)
 
 
 def _blobs(text: str) -> list[tuple[str, bytes, int]]:
