@@ -7,7 +7,7 @@ and one :class:`Site` per call site, in order.  :func:`check` then
 1. decodes tables that use every form of the encoding (tiny, small, medium ``FD``, medium with
    byrefs ``F9``, large ``FE``/``FA``, huge ``FB``, the ``this`` byte), written by gctoy's encoder
    (`gctoy.coreclr.ptrtab_ebp.encode_table`), and compares each call site with gctoy's decoder;
-2. decodes the pointer table of every method of real GC-info blobs: programs compiled to x86-32
+2. decodes the pointer table of every method of real GC-info blobs: a program compiled to x86-32
    with EBP frames and GC pointers kept in EBX/ESI/EDI across calls (`compile_with_gcinfo`), and
    finds each table where the runtime does (after the lifetime table);
 3. plugs the decoder into the runtime: a program runs on Unicorn with a collection at every call
@@ -63,10 +63,12 @@ def _tables() -> list[tuple[str, Any]]:
         ("tiny entries (0bsdDDDD)", ebp.EbpTable(calls=(c(5, ("ESI",)), c(9, ("EDI", "EBX")), c(24, ("EBX",))))),
         ("small entries (1DDDDDDD bsdAAAAA)", ebp.EbpTable(calls=(c(20, ("EDI",), arg_mask=0b11),
                                                                  c(140, ("ESI", "EBX"), arg_mask=0b10100)))),
-        ("medium entries (FD)", ebp.EbpTable(calls=(c(200, ("EBX",), arg_mask=0x1FF), c(600, ("EDI",), arg_mask=0xA05)))),
+        ("medium entries (FD)", ebp.EbpTable(calls=(c(200, ("EBX",), arg_mask=0x1FF),
+                                                    c(600, ("EDI",), arg_mask=0xA05)))),
         ("medium with byrefs (F9)", ebp.EbpTable(calls=(c(7, ("ESI", "EBX"), ("ESI",)),
                                                         c(40, ("EDI",), arg_mask=0b110, byref_arg_mask=0b100)))),
-        ("large entries (FE)", ebp.EbpTable(calls=(c(5000, ("ESI",), arg_mask=1), c(5300, ("EDI", "EBX"), arg_mask=1 << 20)))),
+        ("large entries (FE)", ebp.EbpTable(calls=(c(5000, ("ESI",), arg_mask=1),
+                                                   c(5300, ("EDI", "EBX"), arg_mask=1 << 20)))),
         ("large with byrefs (FA)", ebp.EbpTable(calls=(c(3000, ("EDI", "ESI"), ("EDI",), arg_mask=0x30000,
                                                          byref_arg_mask=0x20000),))),
         ("huge entries (FB)", ebp.EbpTable(calls=(c(5, ("EBX",), arg_offsets=(a(0), a(8, True))),
@@ -122,7 +124,7 @@ def _hex(data: bytes) -> str:
     return " ".join(f"{b:02X}" for b in data)
 
 
-def _why(got: Site, want: Site, index: int, got_all: list[Site], want_all: list[Site]) -> str:
+def _why(got: Site, want: Site, index: int, want_all: list[Site]) -> str:
     """The usual slips, recognised from what the student decoded."""
     if got.offset != want.offset:
         delta = want.offset - (want_all[index - 1].offset if index else 0)
@@ -176,7 +178,7 @@ def _compare(decoder: Callable, data: bytes, pos: int, what: str) -> int:
             start, end = spans[index]
             raise LabFailure(
                 f"{what}: call site {index}, bytes {_hex(data[start:end])} (the {_form(data[start])} form):\n"
-                f"  you decoded  {_show(g)}\n  the format says {_show(w)}\n{_why(g, w, index, got, want)}")
+                f"  you decoded  {_show(g)}\n  the format says {_show(w)}\n{_why(g, w, index, want)}")
     if len(got) != len(want):
         raise LabFailure(
             f"{what}: you decoded {len(got)} call sites, the table has {len(want)} (bytes {_hex(data[pos:pos + 40])}). "
@@ -199,10 +201,10 @@ def _program(seed: int) -> str:
 
 def _blobs(text: str) -> list[tuple[str, bytes, int]]:
     """(method, blob, pointer-table offset) of every method of ``text`` compiled with EBP frames and GC registers."""
+    from gctoy.codegen.x86_32 import compile_module32
     from gctoy.coreclr import encode
     from gctoy.coreclr.emit_gcinfo import module_gcinfo
     from gctoy.coreclr.gcrefs import decoded_method
-    from gctoy.codegen.x86_32 import compile_module32
     from gctoy.ir import parse_module
 
     compiled = compile_module32(parse_module(text), frame="ebp", interruptible="never", gc_registers=3)
@@ -253,7 +255,7 @@ def _run_with(decoder: Callable, text: str) -> tuple[Any, Any]:
     return reference, result
 
 
-def check(decoder: Callable, *, tables: bool = True, seeds: Iterable[int] = (11, 12),
+def check(decoder: Callable, *, tables: bool = True, seeds: Iterable[int] = (11,),
           run_seed: int | None = 11) -> LabReport:
     """Check ``decoder(data, pos) -> (this_reg, sites)`` against gctoy's decoder and in the runtime.
 
@@ -261,13 +263,13 @@ def check(decoder: Callable, *, tables: bool = True, seeds: Iterable[int] = (11,
     methods' tables are decoded; ``run_seed``: the program run on Unicorn with the decoder in the
     stack walker (None: no run).
     """
-    lines = []
-    sites = 0
-    tables = _tables() if tables else []
     from gctoy.coreclr import InfoHdr
     from gctoy.coreclr import ptrtab_ebp as ebp
 
+    lines = []
+    sites = 0
     hdr = InfoHdr(ebp_frame=True)
+    tables = _tables() if tables else []
     for what, table in tables:
         data = b"\x00\x11" + ebp.encode_table(table, hdr)      # the table is not at offset 0 in a blob either
         sites += _compare(decoder, data, 2, f"table with {what}")
