@@ -60,15 +60,20 @@ class SliderPages(widgets.VBox):
     """
 
     def __init__(self, pages: list[str], *, description: str = "step", interval_ms: int = 700,
-                 python_link: bool = False) -> None:
+                 first: int = 1, python_link: bool = False) -> None:
         if not pages:
             raise ValueError("SliderPages needs at least one page")
-        self.play = widgets.Play(value=1, min=1, max=len(pages), interval=interval_ms, description="play",
+        if first not in (0, 1):
+            raise ValueError("SliderPages counts from 0 or from 1")
+        self.first = first
+        last = len(pages) - 1 + first
+        self.play = widgets.Play(value=first, min=first, max=last, interval=interval_ms, description="play",
                                  tooltip="play: turn the pages one by one")
-        self.slider = widgets.IntSlider(value=1, min=1, max=len(pages), description=description)
-        # the slider counts from 1 and jslink cannot add: the Stack gets N+1 children, child 0 a copy
-        # of page 1 that the slider (min 1) never selects, so slider value k shows page k
-        self.stack = widgets.Stack([widgets.HTML(pages[0])] + [widgets.HTML(p) for p in pages], selected_index=1)
+        self.slider = widgets.IntSlider(value=first, min=first, max=last, description=description)
+        # jslink cannot add: counting from 1, the Stack gets a child 0 (a copy of page 1) that the
+        # slider (min 1) never selects, so slider value k shows page k
+        children = ([widgets.HTML(pages[0])] if first else []) + [widgets.HTML(p) for p in pages]
+        self.stack = widgets.Stack(children, selected_index=first)
         self.links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
                       widgets.jslink((self.slider, "value"), (self.stack, "selected_index"))]
         if python_link:
@@ -77,5 +82,5 @@ class SliderPages(widgets.VBox):
         super().__init__([widgets.HBox([self.play, self.slider]), self.stack])
 
     def page(self, number: int) -> str:
-        """The HTML of page ``number`` (1-based, as the slider shows it)."""
+        """The HTML of page ``number`` (as the slider shows it)."""
         return self.stack.children[number].value

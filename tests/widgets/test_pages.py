@@ -51,3 +51,14 @@ def test_slider_pages_count_from_one():
     assert pages.stack.selected_index == 3 and pages.page(3) == "<p>3</p>"
     pages.play.value = 2
     assert pages.slider.value == 2 and pages.stack.children[pages.stack.selected_index].value == "<p>2</p>"
+
+
+def test_slider_pages_can_count_from_zero():
+    from gctoy.widgets.pages import SliderPages
+
+    pages = SliderPages(["<p>0</p>", "<p>1</p>"], first=0, python_link=True)
+    assert (pages.slider.min, pages.slider.max, len(pages.stack.children)) == (0, 1, 2)
+    pages.slider.value = 1
+    assert pages.page(pages.stack.selected_index) == "<p>1</p>"
+    with pytest.raises(ValueError):
+        SliderPages(["x"], first=2)
