@@ -17,6 +17,11 @@ One collection:
 
 From-space is read into one host buffer and to-space built in another, so a collection
 costs two guest memory reads/writes however many objects it copies.
+
+Steps 2 and 3 can be replaced: a :class:`Collector` given an ``evacuate`` function calls it
+with the two buffers instead of running its own forward and scan (``gctoy.labs.cheney`` plugs a
+student's ``forward`` and ``scan`` in this way); everything else, from reading the roots to
+poisoning from-space, stays the collector's.
 """
 
 from __future__ import annotations
@@ -24,14 +29,17 @@ from __future__ import annotations
 import struct
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Callable, Iterator, Optional, Union
 
-from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, object_size
+from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, Space, object_size
 
 Slot = Union[int, str]
 MASK64 = (1 << 64) - 1
 #: how many collection records a run keeps (the most recent ones; GCStats counts them all)
 KEEP_COLLECTIONS = 256
+#: steps 2-3 of a collection done elsewhere: (old, new, from-space (base, end), to-space, root values)
+#: -> (forwarded root values, objects copied)
+Evacuate = Callable[[bytearray, bytearray, "tuple[int, int]", Space, "list[int]"], "tuple[list[int], int]"]
 #: objects copied between two looks at the wall-clock budget
 BUDGET_CHECK_EVERY = 4096
 
@@ -119,11 +127,19 @@ class CollectionLog:
 
 @dataclass
 class Collector:
-    """Cheney copying between the heap's two semispaces."""
+    """Cheney copying between the heap's two semispaces.
+
+    ``evacuate``, when set, replaces steps 2-3: ``evacuate(old, new, from_space, to_space, values)``
+    gets from-space's bytes (``old``, a bytearray starting at ``from_space[0]``, ending at the
+    allocation pointer ``from_space[1]``), an empty bytearray ``new`` to fill with to-space
+    (``to_space`` is its :class:`Space`) and the distinct root values; it returns the forwarded
+    value of each root, in order, and the number of objects it copied.
+    """
 
     heap: Heap
     poison: bool = True
     stats: GCStats = field(default_factory=GCStats)
+    evacuate: Optional[Evacuate] = None
 
     def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
         """Evacuate everything reachable from ``roots``; rewrite roots and derived slots."""
@@ -164,28 +180,33 @@ class Collector:
                 root_values[base] = read_slot(machine, base)
             derived_values.append((slot, base, read_slot(machine, slot)))
 
-        forwarded = {slot: forward(value) for slot, value in root_values.items()}
+        if self.evacuate is not None:
+            moved, copied = self.evacuate(old, new, (from_space.base, from_end), to_space, list(root_values.values()))
+            forwarded = dict(zip(root_values, moved))
+        else:
+            forwarded = {slot: forward(value) for slot, value in root_values.items()}
 
-        scan = scanned = 0
-        while scan < len(new):
-            mask, word = struct.unpack_from("<QQ", new, scan)
-            n = word >> 1
-            body = scan + HEADER_SIZE
-            bits, i = mask, 0
-            while bits:
-                if bits & 1:
-                    at = body + WORD * i
-                    (value,) = struct.unpack_from("<Q", new, at)
-                    struct.pack_into("<Q", new, at, forward(value))
-                bits >>= 1
-                i += 1
-            scan = body + WORD * n
-            scanned += 1
-            if check is not None and scanned % BUDGET_CHECK_EVERY == 0:
-                check("during a collection")
-            if len(new) > to_space.size:
-                raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
-                                f"holds: a root or a pointer field points into the middle of an object")
+            scan = scanned = 0
+            while scan < len(new):
+                mask, word = struct.unpack_from("<QQ", new, scan)
+                n = word >> 1
+                body = scan + HEADER_SIZE
+                bits, i = mask, 0
+                while bits:
+                    if bits & 1:
+                        at = body + WORD * i
+                        (value,) = struct.unpack_from("<Q", new, at)
+                        struct.pack_into("<Q", new, at, forward(value))
+                    bits >>= 1
+                    i += 1
+                scan = body + WORD * n
+                scanned += 1
+                if check is not None and scanned % BUDGET_CHECK_EVERY == 0:
+                    check("during a collection")
+                if len(new) > to_space.size:
+                    raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of "
+                                    f"{to_space.size} bytes holds: a root or a pointer field points into the "
+                                    f"middle of an object")
 
         if len(new) > to_space.size:
             raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "

@@ -93,3 +93,31 @@ def test_runtime_verifier_reports_bad_pointers():
     assert heap_problems(heap, [slot]) == []
     machine.write_u64(a - 8, 999 << 1 | 1)  # a header that runs past the allocation pointer
     assert any("runs past" in p for p in heap_problems(heap))
+
+
+def test_runtime_collector_evacuate_hook_replaces_forward_and_scan():
+    """Collector.evacuate does steps 2-3; the collector still rewrites the roots, rebases the
+    derived slots, poisons from-space and swaps the spaces."""
+    machine, heap = make_heap()
+    root, derived = STACK_BASE + 0x100, STACK_BASE + 0x108
+    a = heap.alloc(2, 0)
+    machine.write_u64(a + 8, 99)
+    machine.write_u64(root, a)
+    machine.write_u64(derived, a + 8)
+    calls = []
+
+    def evacuate(old, new, from_space, to_space, values):
+        calls.append((from_space, to_space.base, list(values)))
+        start = values[0] - 16 - from_space[0]
+        new.extend(old[start:start + 32])  # the one object: two header words, two fields
+        return [to_space.base + 16], 1
+
+    collector = Collector(heap, evacuate=evacuate)
+    done = collector.collect([root], [(derived, root)])
+    assert calls == [((HEAP_BASE, HEAP_BASE + 32), HEAP_BASE + SEMI, [a])]
+    assert done.objects_copied == 1 and collector.stats.objects_copied == 1
+    assert machine.read_u64(root) == HEAP_BASE + SEMI + 16
+    assert machine.read_u64(derived) == HEAP_BASE + SEMI + 24
+    assert machine.read_u64(HEAP_BASE + SEMI + 24) == 99
+    assert heap.is_poisoned(heap.other, done.from_space[1])
+    assert verify_heap(heap, [root]) == 1
