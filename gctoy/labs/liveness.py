@@ -22,7 +22,7 @@ from collections.abc import Callable
 from ..ir import instructions as I
 from ..ir import parse_module
 from ..ir.analysis import LocalNames
-from ..ir.values import Function, Value
+from ..ir.values import Function
 from ..passes.rs4gc_liveness import OrderedLiveness
 from . import LabFailure, LabReport, call_student
 from .random_functions import random_function
@@ -86,7 +86,8 @@ exit:
     ("the chapter's @walk (a loop, a phi of derived pointers, an invoke)", f"""\
 declare {P} @visit({P})
 declare i32 @__gxx_personality_v0(...)
-define {P} @walk({P} %a, {P} %b, i1 %c, i64 %k, i64 %n) gc "statepoint-example" personality i32 (...)* @__gxx_personality_v0 {{
+define {P} @walk({P} %a, {P} %b, i1 %c, i64 %k, i64 %n) gc "statepoint-example"
+        personality i32 (...)* @__gxx_personality_v0 {{
 entry:
   %a.hdr = getelementptr i8, {P} %a, i64 8
   %b.hdr = getelementptr i8, {P} %b, i64 16
