@@ -21,6 +21,7 @@ numbers than it does with no collector.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,7 +37,7 @@ from ..passes import rewrite_statepoints as rs
 from . import LabFailure, LabReport, call_student
 from .random_functions import random_function
 
-__all__ = ["NewBase", "check", "gctoy_bases", "EXAMPLES"]
+__all__ = ["NewBase", "check", "gctoy_bases", "llvm14_agreement", "EXAMPLES"]
 
 P = "i8 addrspace(1)*"
 
@@ -324,6 +325,40 @@ def _stress_run(student: Callable) -> tuple[int, int]:
             f"{result.printed} under GC stress, but {reference.printed} without a collector: a derived pointer "
             "was relocated with the base of another object (new base + (derived - old base) of the wrong object).")
     return result.stats.gc.collections, result.stats.gc.objects_copied
+
+
+def _base_lines(text: str) -> list[str]:
+    """The base phis/selects an RS4GC output inserted (lines with !is_base_value), metadata number dropped."""
+    return sorted(re.sub(r"!is_base_value !\d+", "!is_base_value", line.split(";")[0].strip())
+                  for line in text.splitlines() if "!is_base_value" in line and "=" in line)
+
+
+def llvm14_agreement(texts: list[str] | None = None) -> str:
+    """Whether LLVM 14's RS4GC inserts the same base phis/selects as gctoy's on these modules (one line).
+
+    By default: the lab's GC-stress program and the first three generated functions of :func:`check`.
+    Where LLVM 14 is not installed the line says so (gctoy's own BaseFinder is then the only oracle).
+    """
+    if texts is None:
+        texts = [_STRESS] + [text for _, text, _ in _generated(3)]
+    from ..llvm_tools import run_opt, tool_path
+    from ..passes import run as run_pass
+
+    opt = tool_path("opt", 14)
+    if opt is None:
+        return ("LLVM 14 not installed: gctoy's BaseFinder is the oracle (it inserts the same base phis as LLVM 14's "
+                "pass, chapter 03 section 4)")
+    same = count = 0
+    for text in texts:
+        done = run_opt(opt, ["-passes=rewrite-statepoints-for-gc", "-S", "-o", "-", "-"], text)
+        module = parse_module(text)
+        run_pass(module, "rewrite-statepoints-for-gc")
+        theirs = _base_lines(done.stdout)
+        same += done.returncode == 0 and theirs == _base_lines(str(module))
+        count += len(theirs)
+    if same == len(texts):
+        return f"LLVM 14's RS4GC inserts the same {count} base phis/selects as gctoy's on {len(texts)} of these programs"
+    return f"LLVM 14's RS4GC and gctoy's differ on {len(texts) - same} of {len(texts)} programs (a gctoy bug: report it)"
 
 
 def check(find_bases: Callable[[Function], dict], generated: int = 12) -> LabReport:

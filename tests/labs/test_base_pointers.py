@@ -62,3 +62,8 @@ def test_the_examples_cover_every_kind_of_answer():
     assert any(label.startswith("a new base phi") for label in labels)
     assert any(label.startswith("null") for label in labels)
     assert any(label.startswith("%") for label in labels)
+
+
+def test_llvm14_agreement_says_what_it_compared():
+    line = base_pointers.llvm14_agreement()
+    assert line.startswith("LLVM 14 not installed") or " the same " in line, line
