@@ -357,8 +357,9 @@ def llvm14_agreement(texts: list[str] | None = None) -> str:
         same += done.returncode == 0 and theirs == _base_lines(str(module))
         count += len(theirs)
     if same == len(texts):
-        return f"LLVM 14's RS4GC inserts the same {count} base phis/selects as gctoy's on {len(texts)} of these programs"
-    return f"LLVM 14's RS4GC and gctoy's differ on {len(texts) - same} of {len(texts)} programs (a gctoy bug: report it)"
+        return f"LLVM 14's RS4GC inserts the same {count} base phis/selects as gctoy's, on {len(texts)} programs"
+    return (f"LLVM 14's RS4GC and gctoy's differ on {len(texts) - same} of {len(texts)} programs "
+            "(a gctoy bug: please report it)")
 
 
 def check(find_bases: Callable[[Function], dict], generated: int = 12) -> LabReport:
