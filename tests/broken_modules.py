@@ -191,4 +191,21 @@ entry:
   %r = call i64 @llvm.experimental.gc.result.i64(token %t)
   ret i64 %r
 }""", "number of call arguments (argument 3) must be a constant i32"),
+    "statepoint marked readonly": ("""
+declare void @foo()
+declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 immarg, i32 immarg, void ()*, i32 immarg, i32 immarg, ...)
+define i64 @main() gc "statepoint-example" {
+entry:
+  %t = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 0, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0) #0
+  ret i64 0
+}
+attributes #0 = { readonly }""", """
+declare void @foo()
+declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 immarg, i32 immarg, void ()*, i32 immarg, i32 immarg, ...)
+define i64 @main() gc "statepoint-example" {
+entry:
+  %t = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 0, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0) #0
+  ret i64 0
+}
+attributes #0 = { writeonly }""", "gc.statepoint must read and write all memory"),
 }

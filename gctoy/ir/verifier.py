@@ -5,8 +5,9 @@ raises :class:`~gctoy.errors.VerifyError` with the first one.  The rules are
 LLVM's (a subset): one terminator per block and only at its end, phis first
 and agreeing with the predecessors, every use dominated by its definition,
 operand types that fit, and for ``gc.statepoint`` the layout of its operands,
-relocate indices inside the GC pointer section and tokens used only by
-``gc.relocate``/``gc.result``; and the gcroot/gcread/gcwrite rules of gcroot_rules.py.
+relocate indices inside the GC pointer section, tokens used only by
+``gc.relocate``/``gc.result``, and no call-site attribute that lets a statepoint read or write less
+than all memory; and the gcroot/gcread/gcwrite rules of gcroot_rules.py.
 """
 from __future__ import annotations
 
@@ -16,10 +17,15 @@ from ..errors import VerifyError
 from . import instructions as I
 from .gcroot_rules import gc_intrinsic_problems
 from .intrinsics import RELOCATE, RESULT, STATEPOINT, base_name, is_relocate_name, is_result_name
-from .module import Module
+from .module import Module, resolve_attrs
 from .statepoint import Statepoint, StatepointForm, source_location, token_statepoint
 from .types import I1, VOID, FunctionType, IntType, PointerType, TokenType, is_gc_pointer
 from .values import Argument, BasicBlock, Function
+
+
+#: call-site attributes that would let a statepoint read or write less than all memory (LLVM 14's
+#: verifier refuses them: doesNotAccessMemory, onlyReadsMemory, onlyAccessesArgMemory)
+_MEMORY_LIMITING = frozenset({"readnone", "readonly", "argmemonly"})
 
 
 @dataclass(frozen=True)
@@ -262,6 +268,10 @@ class _FunctionVerifier:
             self.report(call, f"gc.statepoint flags {sp.flags} has bits outside the known mask 3")
         if sp.num_patch_bytes is not None and sp.num_patch_bytes < 0:
             self.report(call, "gc.statepoint number of patch bytes must be positive")
+        attrs = resolve_attrs(call.fn_attrs, getattr(self.fn, "module", None))
+        if any(not a.is_string and a.kind in _MEMORY_LIMITING for a in attrs):
+            self.report(call, "gc.statepoint must read and write all memory to preserve reordering restrictions "
+                              "required by safepoint semantics")
         tty = sp.target_type
         if not isinstance(sp.target.type, PointerType):
             self.report(call, "gc.statepoint call target must be a pointer to a function")
