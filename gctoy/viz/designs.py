@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from gctoy.runtime.designs import DESIGNS, caller_loop, executed
 
-__all__ = ["DesignPoint", "measure_designs", "design_pages"]
+__all__ = ["DesignPoint", "measure_designs", "points_from_rows", "design_pages"]
 
 _COLOURS = {"statepoint": "rgba(60,120,230,0.55)", "shadow-stack": "rgba(220,120,40,0.55)",
             "x86-gcinfo": "rgba(40,160,80,0.55)"}
@@ -36,6 +36,17 @@ def measure_designs(live_counts=(0, 2, 4, 8), n: int = 4, program=caller_loop) -
             small, large = design.build(program(n, k)), design.build(program(2 * n, k))
             per_call = (executed(large)[0] - executed(small)[0]) / n
             points.append(DesignPoint(design.name, k, per_call, small.code_bytes, small.metadata_bytes))
+    return points
+
+
+def points_from_rows(rows, program=caller_loop, n: int = 4) -> list[DesignPoint]:
+    """DesignPoints from per-call figures measured already (``[(k, [per design, in DESIGNS order]), ...]``),
+    with the static sizes of ``program(n, k)`` built for each design."""
+    points = []
+    for k, row in rows:
+        for design, per_call in zip(DESIGNS, row):
+            built = design.build(program(n, k))
+            points.append(DesignPoint(design.name, k, per_call, built.code_bytes, built.metadata_bytes))
     return points
 
 

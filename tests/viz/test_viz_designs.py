@@ -18,3 +18,13 @@ def test_costs_grow_as_the_designs_say_and_pages_show_them():
     assert len(pages) == 2 and "4 pointers live" in pages[1]
     for p in points:
         assert f"{p.per_call:g}" in pages[0 if p.live == 0 else 1]
+
+
+def test_points_from_rows_keep_the_measured_figures_and_add_sizes():
+    from gctoy.viz.designs import points_from_rows
+
+    points = points_from_rows([(0, [39.0, 39.0, 75.0]), (2, [51.0, 59.0, 75.0])], n=2)
+    assert [(p.design, p.live, p.per_call) for p in points][:3] == [("statepoint", 0, 39.0), ("shadow-stack", 0, 39.0),
+                                                                    ("x86-gcinfo", 0, 75.0)]
+    assert all(p.code_bytes > 0 for p in points)
+    assert next(p for p in points if p.design == "shadow-stack" and p.live == 2).metadata_bytes > 0
