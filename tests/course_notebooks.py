@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,17 @@ def book() -> list[Chapter]:
     return chapters(NOTEBOOKS)
 
 
+def _cell_id() -> str:
+    return secrets.token_hex(4)
+
+
 def code_cell(source: str, **metadata: Any) -> dict[str, Any]:
-    return {"cell_type": "code", "execution_count": None, "metadata": metadata, "outputs": [], "source": source}
+    return {"cell_type": "code", "id": _cell_id(), "execution_count": None, "metadata": metadata, "outputs": [],
+            "source": source}
 
 
 def markdown_cell(source: str) -> dict[str, Any]:
-    return {"cell_type": "markdown", "metadata": {}, "source": source}
+    return {"cell_type": "markdown", "id": _cell_id(), "metadata": {}, "source": source}
 
 
 def notebook(cells: list[dict[str, Any]]) -> dict[str, Any]:
