@@ -97,3 +97,78 @@ def safepoint_verifier_report(ir_text: str) -> tuple[dict[str, list[tuple[str, s
         elif line.startswith("Use:") and fn is not None:
             verdict[fn].append((value, _use_key(line[4:])))
     return verdict, done.stderr
+
+
+# --- PlaceSafepoints (chapter 05): gctoy's pass and LLVM 14's, with gctoy's option names ---------------
+
+__all__ += ["SPP_FLAGS", "spp_flags", "place_safepoints", "compare_place_safepoints_with_opt14"]
+
+#: gctoy's ``place-safepoints<...>`` options and LLVM 14's (hidden) flags for the same thing
+SPP_FLAGS = {"no-entry": "-spp-no-entry", "no-backedge": "-spp-no-backedge", "no-call": "-spp-no-call",
+             "all-backedges": "-spp-all-backedges", "split-backedge": "-spp-split-backedge",
+             "trip-width": "-spp-counted-loop-trip-width"}
+
+
+def spp_flags(options: str) -> list[str]:
+    """'no-entry;trip-width=8' -> ['-spp-no-entry', '-spp-counted-loop-trip-width=8'] (KeyError: no LLVM flag)."""
+    out = []
+    for item in filter(None, options.split(";")):
+        key, eq, value = item.partition("=")
+        out.append(SPP_FLAGS[key] + eq + value)
+    return out
+
+
+def place_safepoints(ir_text: str, options: str = ""):
+    """gctoy's PlaceSafepoints on some IR text (options as in 'no-entry;trip-width=8'): the module."""
+    from gctoy.ir import parse_module
+    from gctoy.passes import run
+
+    module = parse_module(ir_text)
+    run(module, "place-safepoints" + (f"<{options}>" if options else ""))
+    return module
+
+
+def compare_place_safepoints_with_opt14(source: str, options: str = "") -> str:
+    """'same text' if LLVM 14's PlaceSafepoints (legacy pass manager, the same options as LLVM flags)
+    prints what gctoy's does, else a unified diff; :data:`NO_LLVM` where LLVM 14 is not installed."""
+    from gctoy.ir import print_module
+
+    if opt14_path() is None:
+        return NO_LLVM
+    ours = print_module(place_safepoints(source, options))
+    return compare_with_opt14(source, ours, "-enable-new-pm=0", "-place-safepoints", *spp_flags(options))
+
+
+# --- the safepoint verifier (chapter 06): gctoy's verdict against LLVM 14's ---------------------------
+
+__all__ += ["gctoy_safepoint_verdict", "compare_safepoint_verifiers"]
+
+
+def gctoy_safepoint_verdict(module) -> dict[str, list[tuple[str, str]]]:
+    """gctoy's find_unrelocated_uses, summarised like :func:`safepoint_verifier_report`:
+    {function: [(value used, instruction that uses it), ...]}, a void instruction named by its opcode."""
+    from gctoy.ir.analysis import LocalNames
+    from gctoy.ir.types import VOID
+    from gctoy.passes.verify_safepoints import find_unrelocated_uses
+
+    verdict: dict[str, list[tuple[str, str]]] = {}
+    for fn in module.definitions():
+        names = LocalNames(fn)
+        verdict[fn.name] = [(names(u.value), names(u.instruction) if u.instruction.type != VOID
+                             else u.instruction.opcode) for u in find_unrelocated_uses(fn)]
+    return verdict
+
+
+def compare_safepoint_verifiers(module, show: bool = True) -> str:
+    """LLVM 14's SafepointIRVerifier report on the module (if ``show``), then the line
+    '-> gctoy and LLVM 14 agree: {...}'; AssertionError if the two verdicts differ;
+    :data:`NO_LLVM` where LLVM 14 is not installed."""
+    from gctoy.ir import print_module
+
+    if opt14_path() is None:
+        return NO_LLVM
+    theirs, report = safepoint_verifier_report(print_module(module))
+    ours = gctoy_safepoint_verdict(module)
+    if ours != theirs:
+        raise AssertionError(f"gctoy {ours} != LLVM 14 {theirs}\n{report}")
+    return (report if show else "") + f"-> gctoy and LLVM 14 agree: {ours}"

@@ -145,6 +145,39 @@ define i8 addrspace(1)* @test1(i8 addrspace(1)* %obj)
   ret i8 addrspace(1)* %obj.relocated
 }
 """),
+    SeedExample("place-safepoints-input", _MODERN, "PlaceSafepoints", "the input (seeds 001 and 004 have the same)", """\
+define void @test() gc "statepoint-example" {
+  call void @foo()
+  ret void
+}
+
+declare void @do_safepoint()
+define void @gc.safepoint_poll() {
+  call void @do_safepoint()
+  ret void
+}
+"""),
+    SeedExample("place-safepoints-output-000", _MODERN, "PlaceSafepoints", "the output for @test", """\
+define void @test() gc "statepoint-example" {
+  call void @do_safepoint()
+  call void @foo()
+  ret void
+}
+"""),
+    SeedExample("place-safepoints-output-004", _MIDDLE, "PlaceSafepoints", "the output for @test", """\
+define void @test() gc "statepoint-example" {
+  %safepoint_token = call i32 (i64, i32, void ()*, i32, i32, ...)* @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 2882400000, i32 0, void ()* @do_safepoint, i32 0, i32 0, i32 0, i32 0)
+  %safepoint_token1 = call i32 (i64, i32, void ()*, i32, i32, ...)* @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 2882400000, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0)
+  ret void
+}
+"""),
+    SeedExample("place-safepoints-output-001", _OLDEST, "PlaceSafepoints", "the output for @test", """\
+define void @test() gc "statepoint-example" {
+%safepoint_token = call i32 (void ()*, i32, i32, ...)* @llvm.experimental.gc.statepoint.p0f_isVoidf(void ()* @do_safepoint, i32 0, i32 0, i32 0)
+%safepoint_token1 = call i32 (void ()*, i32, i32, ...)* @llvm.experimental.gc.statepoint.p0f_isVoidf(void ()* @foo, i32 0, i32 0, i32 0)
+ret void
+}
+"""),
 ]
 
 _BY_NAME = {e.name: e for e in _EXAMPLES}

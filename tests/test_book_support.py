@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gctoy.book_support import NO_LLVM, compare_with_opt14, llvm14_verdict, reprinted, safepoint_verifier_report
+from gctoy.book_support import (compare_place_safepoints_with_opt14, compare_safepoint_verifiers,
+                                gctoy_safepoint_verdict, place_safepoints, spp_flags)
+from gctoy.ir import parse_module
 
 GOOD = "define i32 @f(i32 %x) {\n  %y = add i32 %x, 1\n  ret i32 %y\n}\n"
 BAD = "define i32 @f(i32 %x) {\n  ret i64 0\n}\n"
@@ -42,3 +45,76 @@ def test_without_llvm_every_function_says_so(monkeypatch):
     assert compare_with_opt14(GOOD, GOOD) == NO_LLVM
     with pytest.raises(RuntimeError, match="not installed"):
         safepoint_verifier_report(GOOD)
+
+
+# --- PlaceSafepoints (chapter 05) ---------------------------------------------------------------------
+
+POLLED = """\
+declare void @foo()
+declare void @do_safepoint()
+define void @gc.safepoint_poll() {
+  call void @do_safepoint()
+  ret void
+}
+define void @f(i64 %n) gc "statepoint-example" {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %next = add i64 %i, 1
+  %done = icmp uge i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}
+"""
+
+
+def _polls(module, name="f"):
+    return sum(1 for i in module.get_function(name).instructions() if getattr(i, "callee_name", None) == "do_safepoint")
+
+
+def test_gctoy_option_names_become_llvm_flags():
+    assert spp_flags("") == []
+    assert spp_flags("no-entry;trip-width=8") == ["-spp-no-entry", "-spp-counted-loop-trip-width=8"]
+    with pytest.raises(KeyError):
+        spp_flags("wrap-calls")          # gctoy's seed-004 era has no LLVM 14 flag
+
+
+def test_place_safepoints_takes_the_options():
+    assert _polls(place_safepoints(POLLED)) == 2                 # entry and back edge (i64 to %n: not counted)
+    assert _polls(place_safepoints(POLLED, "no-entry")) == 1
+    assert _polls(place_safepoints(POLLED, "no-entry;no-backedge")) == 0
+
+
+def test_place_safepoints_agrees_with_llvm14_under_each_option(llvm14):
+    for options in ("", "no-entry", "no-backedge", "split-backedge", "trip-width=64"):
+        assert compare_place_safepoints_with_opt14(POLLED, options) == "same text", options
+
+
+def test_place_safepoints_comparison_shows_a_diff(llvm14):
+    # LLVM 14 places its entry poll; gctoy told not to: the comparison is the diff, not 'same text'
+    from gctoy.ir import print_module
+
+    diff = compare_with_opt14(POLLED, print_module(place_safepoints(POLLED, "no-entry")),
+                              "-enable-new-pm=0", "-place-safepoints")
+    assert diff.startswith("--- LLVM 14") and "-  call void @do_safepoint()" in diff
+
+
+# --- the safepoint verifier (chapter 06) --------------------------------------------------------------
+
+def test_gctoy_verdict_names_the_unrelocated_use():
+    assert gctoy_safepoint_verdict(parse_module(UNRELOCATED)) == {"g": [("%obj", "ret")]}
+
+
+def test_safepoint_verdicts_agree_with_llvm14(llvm14):
+    said = compare_safepoint_verifiers(parse_module(UNRELOCATED))
+    assert said.endswith("-> gctoy and LLVM 14 agree: {'g': [('%obj', 'ret')]}")
+    assert "Verifying gc pointers in function: g" in said
+    assert compare_safepoint_verifiers(parse_module(UNRELOCATED), show=False).startswith("-> gctoy")
+
+
+def test_chapter_05_and_06_comparisons_without_llvm(monkeypatch):
+    monkeypatch.setenv("GCTOY_LLVM_PATH", "")
+    assert compare_place_safepoints_with_opt14(POLLED, "no-entry") == NO_LLVM
+    assert compare_safepoint_verifiers(parse_module(UNRELOCATED)) == NO_LLVM

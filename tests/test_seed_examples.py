@@ -37,3 +37,9 @@ def test_unknown_names_list_the_known_ones():
     with pytest.raises(KeyError, match="test1-explicit"):
         seed_example("test2")
     assert seed_example("derived").cite == 'seed 000-Statepoints-modern.rst, "Base & Derived Pointers" (the exterior derived pointer)'
+
+
+def test_place_safepoints_input_is_the_same_in_all_three_seeds():
+    text = _words(seed_example("place-safepoints-input").text)
+    files = {block.file for block, section in _blocks() if section == "PlaceSafepoints" and _words(block.text) == text}
+    assert files == {"000-Statepoints-modern.rst", "001-Statepoints-oldest.rst", "004-Statepoints-middle.rst"}
