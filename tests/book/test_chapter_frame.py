@@ -96,3 +96,13 @@ def test_lab_chapters_name_their_lab_module(number):
     lab = labs[0]
     assert BEGIN in lab.source and END in lab.source and lab.check_index > lab.cell_index
     assert LAB_CHAPTERS[number] in lab.check_source
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_every_chapter_shows_a_widget_with_its_state_saved(chapter):
+    view = "application/vnd.jupyter.widget-view+json"
+    outputs = [o for c in chapter.cells if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    views = [o["data"][view]["model_id"] for o in outputs if view in o.get("data", {})]
+    assert views, f"{chapter.path.name} shows no widget"
+    state = chapter.notebook["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    assert set(views) <= set(state.get("state", {})), f"{chapter.path.name}: widget state not saved for every view"
