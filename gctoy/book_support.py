@@ -172,3 +172,72 @@ def compare_safepoint_verifiers(module, show: bool = True) -> str:
     if ours != theirs:
         raise AssertionError(f"gctoy {ours} != LLVM 14 {theirs}\n{report}")
     return (report if show else "") + f"-> gctoy and LLVM 14 agree: {ours}"
+
+# --- LLVM 14's code generator (llc): its output, and the IR it leaves after one of its IR passes ---
+
+__all__ += ["NO_LLC", "llc14_path", "llc14", "llc14_ir_after", "compare_with_llc14", "compare_shadow_stack_lowering"]
+
+#: what a comparison says where LLVM 14's llc (or the opt that reprints its IR) is not installed
+NO_LLC = "(LLVM 14's llc is not installed: nothing to compare with)"
+
+
+def llc14_path() -> str | None:
+    """LLVM 14's ``llc``, or None where it is not installed."""
+    return tool_path("llc", 14)
+
+
+def llc14(ir_text: str, *flags: str) -> tuple[int, str, str]:
+    """LLVM 14's llc with ``flags`` on some IR text, output to stdout: (exit status, stdout, stderr).
+
+    A failure of llc is part of the answer (a chapter may show LLVM rejecting a module); where llc
+    is not installed this raises RuntimeError(NO_LLC).
+    """
+    llc = llc14_path()
+    if llc is None:
+        raise RuntimeError(NO_LLC)
+    done = subprocess.run([llc, *flags, "-o", "-", "-"], input=ir_text, capture_output=True, text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+def llc14_ir_after(ir_text: str, pass_name: str) -> str:
+    """The module as LLVM 14's llc leaves it after its IR pass ``pass_name`` (``-O0 -stop-after``).
+
+    llc writes a MIR file; its IR part (between ``--- |`` and ``...``, indented by two spaces) is
+    returned unindented. RuntimeError with llc's message if llc fails, NO_LLC where it is not installed.
+    """
+    status, mir, err = llc14(ir_text, "-O0", f"-stop-after={pass_name}")
+    if status != 0:
+        raise RuntimeError(err)
+    _, start, rest = mir.partition("--- |\n")
+    if not start:
+        raise RuntimeError(f"no IR part in llc's MIR output after {pass_name}")
+    ir_part = rest.partition("\n...")[0]
+    return "\n".join(line[2:] if line.startswith("  ") else line for line in ir_part.splitlines()) + "\n"
+
+
+def _without_target(text: str) -> str:
+    """Reprinted text without the ``target datalayout`` / ``target triple`` lines llc adds."""
+    return "\n".join(line for line in reprinted(text).splitlines() if not line.startswith("target "))
+
+
+def compare_with_llc14(source: str, ours: str, pass_name: str) -> str:
+    """'same text' if LLVM 14's llc, stopped after ``pass_name``, turns ``source`` into ``ours``, else a unified diff.
+
+    Both modules are compared as LLVM 14's opt prints them, without the header lines and the target
+    lines llc adds. NO_LLC where llc or opt is not installed; llc's error as text if llc fails.
+    """
+    if llc14_path() is None or opt14_path() is None:
+        return NO_LLC
+    try:
+        theirs = _without_target(llc14_ir_after(source, pass_name))
+    except RuntimeError as error:
+        return f"(LLVM 14's llc failed: {str(error).strip()})"
+    mine = _without_target(ours)
+    if theirs == mine:
+        return "same text"
+    return "\n".join(difflib.unified_diff(theirs.splitlines(), mine.splitlines(), "LLVM 14", "gctoy", lineterm=""))
+
+
+def compare_shadow_stack_lowering(source: str, ours: str) -> str:
+    """:func:`compare_with_llc14` for LLVM 14's ``shadow-stack-gc-lowering`` (the shadow stack's IR pass)."""
+    return compare_with_llc14(source, ours, "shadow-stack-gc-lowering")
