@@ -173,6 +173,7 @@ def compare_safepoint_verifiers(module, show: bool = True) -> str:
         raise AssertionError(f"gctoy {ours} != LLVM 14 {theirs}\n{report}")
     return (report if show else "") + f"-> gctoy and LLVM 14 agree: {ours}"
 
+
 # --- LLVM 14's code generator (llc): its output, and the IR it leaves after one of its IR passes ---
 
 __all__ += ["NO_LLC", "llc14_path", "llc14", "llc14_ir_after", "compare_with_llc14", "compare_shadow_stack_lowering"]
