@@ -37,3 +37,13 @@ def test_unknown_names_list_the_known_ones():
     with pytest.raises(KeyError, match="test1-explicit"):
         seed_example("test2")
     assert seed_example("derived").cite == 'seed 000-Statepoints-modern.rst, "Base & Derived Pointers" (the exterior derived pointer)'
+
+
+def test_the_rs4gc_input_of_seed_000_is_its_own_block():
+    """Seed 000 shows the pass's input in today's call syntax, unlike the abstract example of "Explicit
+    Representation" (``call void ()* @foo()``): two blocks, two examples."""
+    example = seed_example("rs4gc-input-000")
+    (block, section), = [(b, s) for b, s in _blocks()
+                         if b.file == example.seed and _words(example.text) == _words(b.text)]
+    assert section == "RewriteStatepointsForGC" and block.line == 761
+    assert "call void @foo()" in example.text and example.text != seed_example("test1-abstract").text
