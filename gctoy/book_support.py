@@ -8,7 +8,10 @@ through :mod:`gctoy.llvm_tools` (``GCTOY_LLVM_PATH`` applies).
 from __future__ import annotations
 
 import difflib
+import os
+import shutil
 import subprocess
+import tempfile
 
 from gctoy.llvm_tools import tool_path
 
@@ -180,6 +183,16 @@ __all__ += ["NO_LLC", "llc14_path", "llc14", "llc14_ir_after", "compare_with_llc
 
 #: what a comparison says where LLVM 14's llc (or the opt that reprints its IR) is not installed
 NO_LLC = "(LLVM 14's llc is not installed: nothing to compare with)"
+# --- LLVM 14's llc: the machine code and the stack map of some IR (chapter 02 and later) ---------
+
+__all__ += ["not_installed", "llc14_asm", "llc14_stackmap", "llc14_disassembly"]
+
+
+
+def not_installed(result: str) -> bool:
+    """Whether a helper's result is its sentence saying that a tool is not installed (``NO_LLVM``,
+    ``NO_LLC``, ...), not the tool's output: every such sentence is in parentheses."""
+    return result.startswith("(") and "not installed" in result.partition(")")[0]
 
 
 def llc14_path() -> str | None:
@@ -242,3 +255,55 @@ def compare_with_llc14(source: str, ours: str, pass_name: str) -> str:
 def compare_shadow_stack_lowering(source: str, ours: str) -> str:
     """:func:`compare_with_llc14` for LLVM 14's ``shadow-stack-gc-lowering`` (the shadow stack's IR pass)."""
     return compare_with_llc14(source, ours, "shadow-stack-gc-lowering")
+
+
+def _llc14(ir_text: str, args: tuple[str, ...], out: str) -> None:
+    """Run llc (``-O2`` unless ``args`` name an ``-O`` level) on ``ir_text``, writing ``out``."""
+    opt_level = () if any(a.startswith("-O") for a in args) else ("-O2",)
+    done = subprocess.run([llc14_path(), *opt_level, *args, "-o", out, "-"], input=ir_text,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr)
+
+
+def llc14_asm(ir_text: str, *args: str) -> str:
+    """The x86-64 assembly LLVM 14's llc (``-O2`` and ``args``) makes of some IR; ``NO_LLC`` where llc
+    is not installed (RuntimeError with llc's message if it refuses the IR)."""
+    if llc14_path() is None:
+        return NO_LLC
+    with tempfile.TemporaryDirectory(prefix="gctoy-llc14-") as tmp:
+        out = os.path.join(tmp, "module.s")
+        _llc14(ir_text, args, out)
+        with open(out, encoding="utf-8") as f:
+            return f.read()
+
+
+def _with_object(ir_text: str, args: tuple[str, ...], tool: list[str] | None, missing: str) -> str:
+    """Compile ``ir_text`` to an object file with llc and run ``tool`` (argv without the file) on it."""
+    if llc14_path() is None:
+        return NO_LLC
+    if tool is None:
+        return missing
+    with tempfile.TemporaryDirectory(prefix="gctoy-llc14-") as tmp:
+        obj = os.path.join(tmp, "module.o")
+        _llc14(ir_text, ("-filetype=obj", *args), obj)
+        done = subprocess.run([*tool, obj], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr)
+        return done.stdout
+
+
+def llc14_stackmap(ir_text: str, *args: str) -> str:
+    """``llvm-readobj --stackmap`` of the object LLVM 14's llc (``-O2`` and ``args``) makes of some IR;
+    a sentence in parentheses where llc or llvm-readobj is not installed."""
+    readobj = tool_path("llvm-readobj", 14)
+    return _with_object(ir_text, args, None if readobj is None else [readobj, "--stackmap"],
+                        "(LLVM 14's llvm-readobj is not installed)")
+
+
+def llc14_disassembly(ir_text: str, *args: str) -> str:
+    """``objdump -d --no-show-raw-insn`` (GNU binutils) of the object LLVM 14's llc (``-O2`` and ``args``)
+    makes of some IR; a sentence in parentheses where llc or objdump is not installed."""
+    objdump = shutil.which("objdump")
+    return _with_object(ir_text, args, None if objdump is None else [objdump, "-d", "--no-show-raw-insn"],
+                        "(objdump is not installed)")

@@ -122,6 +122,13 @@ define i8 addrspace(1)* @test1(i8 addrspace(1)* %obj)
   ret i8 addrspace(1)* %obj
 }
 """),
+    SeedExample("rs4gc-input-000", _MODERN, "RewriteStatepointsForGC", "the input shown for @test1", """\
+define i8 addrspace(1)* @test1(i8 addrspace(1)* %obj)
+       gc "statepoint-example" {
+  call void @foo()
+  ret i8 addrspace(1)* %obj
+}
+"""),
     SeedExample("rs4gc-output-000", _MODERN, "RewriteStatepointsForGC", "the output shown for @test1", """\
 define i8 addrspace(1)* @test1(i8 addrspace(1)* %obj)
        gc "statepoint-example" {

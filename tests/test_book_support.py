@@ -118,3 +118,60 @@ def test_chapter_05_and_06_comparisons_without_llvm(monkeypatch):
     monkeypatch.setenv("GCTOY_LLVM_PATH", "")
     assert compare_place_safepoints_with_opt14(POLLED, "no-entry") == NO_LLVM
     assert compare_safepoint_verifiers(parse_module(UNRELOCATED)) == NO_LLVM
+
+
+# --- llc 14: assembly, stack map, disassembly ----------------------------------------------------
+
+from gctoy.book_support import (  # noqa: E402
+    NO_LLC, llc14_asm, llc14_disassembly, llc14_stackmap, not_installed)
+
+PATCHED = """\
+declare void @foo()
+declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 immarg, i32 immarg, void ()*, i32 immarg, i32 immarg, ...)
+define void @patched() gc "statepoint-example" {
+  %tok = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 42, i32 8, void ()* @foo, i32 0, i32 0, i32 0, i32 0)
+  ret void
+}
+"""
+
+
+def test_llc14_assembly_of_a_statepoint(llvm14):
+    asm = llc14_asm(PATCHED)
+    assert "patched:" in asm and ".llvm_stackmaps" in asm
+    assert "callq" not in asm.split("patched:")[1].split(".Lfunc_end0")[0]   # 8 patch bytes: nops, no call
+    with pytest.raises(RuntimeError, match="error"):
+        llc14_asm(BAD)
+
+
+def test_llc14_stack_map_names_the_statepoint_id(llvm14):
+    assert "Record ID: 42" in llc14_stackmap(PATCHED)
+
+
+def test_llc14_disassembly_shows_the_patch_bytes(llvm14):
+    import shutil
+    if shutil.which("objdump") is None:
+        pytest.skip("objdump (GNU binutils) is not installed")
+    listing = llc14_disassembly(PATCHED)
+    assert "<patched>:" in listing and "nop" in listing
+
+
+def test_without_llvm_the_llc_helpers_say_so(monkeypatch):
+    monkeypatch.setenv("GCTOY_LLVM_PATH", "")
+    assert llc14_asm(PATCHED) == NO_LLC
+    assert llc14_stackmap(PATCHED) == NO_LLC
+    assert llc14_disassembly(PATCHED) == NO_LLC
+    assert all(not_installed(said) for said in (NO_LLC, NO_LLVM, llvm14_verdict(GOOD), llc14_stackmap(PATCHED)))
+
+
+def test_tool_output_is_not_a_not_installed_sentence(llvm14):
+    assert not not_installed(llc14_stackmap(PATCHED)) and not not_installed(llc14_asm(PATCHED))
+    assert not not_installed("(a comment that does not say so) ... not installed")
+
+
+def test_with_llc_but_without_readobj_or_objdump_they_name_the_missing_tool(llvm14, tmp_path, monkeypatch):
+    (tmp_path / "llc-14").symlink_to(llvm14.llc)          # only llc where gctoy looks for LLVM
+    monkeypatch.setenv("GCTOY_LLVM_PATH", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path))             # and no objdump on PATH
+    assert "patched:" in llc14_asm(PATCHED)
+    assert llc14_stackmap(PATCHED) == "(LLVM 14's llvm-readobj is not installed)"
+    assert llc14_disassembly(PATCHED) == "(objdump is not installed)"

@@ -43,3 +43,13 @@ def test_place_safepoints_input_is_the_same_in_all_three_seeds():
     text = _words(seed_example("place-safepoints-input").text)
     files = {block.file for block, section in _blocks() if section == "PlaceSafepoints" and _words(block.text) == text}
     assert files == {"000-Statepoints-modern.rst", "001-Statepoints-oldest.rst", "004-Statepoints-middle.rst"}
+
+
+def test_the_rs4gc_input_of_seed_000_is_its_own_block():
+    """Seed 000 shows the pass's input in today's call syntax, unlike the abstract example of "Explicit
+    Representation" (``call void ()* @foo()``): two blocks, two examples."""
+    example = seed_example("rs4gc-input-000")
+    (block, section), = [(b, s) for b, s in _blocks()
+                         if b.file == example.seed and _words(example.text) == _words(b.text)]
+    assert section == "RewriteStatepointsForGC" and block.line == 761
+    assert "call void @foo()" in example.text and example.text != seed_example("test1-abstract").text
