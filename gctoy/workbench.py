@@ -476,3 +476,46 @@ def _first_failing_line(text: str, arch: str, timeout: float) -> int | None:
         else:
             low = mid
     return high
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gctoy.workbench [--assembly] [--target T] [--steps A,B] FILE``: the workbench without
+    Jupyter. Prints a summary, or the problem with its line; exit status 1 when there is a problem."""
+    import argparse
+    import sys
+
+    from gctoy.inputs import InputError, read_text_input
+
+    parser = argparse.ArgumentParser(prog="python -m gctoy.workbench", description=main.__doc__.splitlines()[0])
+    parser.add_argument("input", help="a file of LLVM IR (or x86 assembly with --assembly); - for standard input")
+    parser.add_argument("--assembly", action="store_true", help="assemble and single-step x86 assembly")
+    parser.add_argument("--target", choices=TARGETS, default="x86-64")
+    parser.add_argument("--steps", default="rewrite-statepoints-for-gc,verify-safepoints",
+                        help=f"comma-separated pipeline steps, from: {', '.join(PIPELINE_STEPS)}")
+    args = parser.parse_args(argv)
+    try:
+        text = read_text_input(args.input)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    if args.assembly:
+        asm = run_assembly(text, arch="x86_32" if args.target == "x86-32" else "x86_64")
+        problem = asm.problem
+        summary = f"{len(asm.code)} instructions; {asm.stopped}"
+    else:
+        steps = tuple(s for s in args.steps.split(",") if s)
+        ir = run_ir(text, steps, target=args.target)
+        problem = ir.problem
+        from gctoy.viz.workbench import summary_text
+
+        summary = summary_text(ir)
+    if problem is not None:
+        where = f"{args.input}:{problem.line}: " if problem.line else f"{args.input}: "
+        print(f"{where}error: {problem.stage}: {problem.message}", file=sys.stderr)
+        return 1
+    print(summary)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

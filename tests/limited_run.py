@@ -53,8 +53,9 @@ def run_gctoy(
     cwd: str | Path | None = None,
     env: dict[str, str] | None = None,
     file_size_limit: int | None = None,
+    module: str = "gctoy",
 ) -> LimitedResult:
-    """Run ``python -m gctoy ARGS`` with at most ``memory_mb`` of address space and ``timeout`` seconds.
+    """Run ``python -m gctoy ARGS`` (or another ``module``) with at most ``memory_mb`` of address space and ``timeout`` seconds.
 
     ``stdin`` is written to the child's standard input (text is UTF-8 encoded); ``stdin_path``
     connects a file (e.g. ``/dev/zero``) instead. ``file_size_limit`` sets ``RLIMIT_FSIZE``.
@@ -84,7 +85,7 @@ def run_gctoy(
             stdin_file = inp
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "gctoy", *args],
+                [sys.executable, "-m", module, *args],
                 stdin=stdin_file,
                 stdout=out,
                 stderr=err,

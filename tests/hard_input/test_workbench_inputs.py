@@ -1,0 +1,42 @@
+"""The workbench under hostile input, each case in a child process with time and memory limits:
+file-system directives refused, Keystone's bad habits bounded, a guest that never stops stopped."""
+
+from __future__ import annotations
+
+import pytest
+
+from limited_run import assert_clean_error, run_gctoy
+
+CASES = {
+    "incbin": ('nop\n.incbin "/etc/hostname"\n', "line 2", "'.incbin' is not allowed"),
+    "include": ('.include "/etc/passwd"\nnop\n', "line 1", "'.include' is not allowed"),
+    "incbin in a comment-looking place": ('nop # .incbin "/etc/hostname"\n', "line 1", "not allowed"),
+    "huge skip": (".skip 0x7fffffff\nnop\n", "", "Keystone"),
+    "unbalanced brackets": ("mov rax, [rbx+\n", "line 1", "do not balance"),
+    "guest fault": ("mov rax, [0]\nret\n", "line 1", "unmapped"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hostile_assembly_gives_one_clean_error(name, tmp_path):
+    text, where, words = CASES[name]
+    source = tmp_path / "input.s"
+    source.write_text(text)
+    result = run_gctoy(["--assembly", str(source)], module="gctoy.workbench", timeout=60, memory_mb=2048)
+    assert_clean_error(result, words)
+    if where:
+        assert f"{source}:{where.split()[1]}:" in result.stderr, result.stderr
+
+
+def test_the_workbench_bounds_a_guest_that_never_stops(tmp_path):
+    source = tmp_path / "loop.s"
+    source.write_text("top: jmp top\n")
+    result = run_gctoy(["--assembly", str(source)], module="gctoy.workbench", timeout=60)
+    assert result.returncode == 0 and "step limit" in result.stdout, result.stderr
+
+
+def test_ir_that_loops_forever_is_stopped_by_the_budget(tmp_path):
+    source = tmp_path / "loop.ll"
+    source.write_text("define i64 @main() {\nentry:\n  br label %l\nl:\n  br label %l\n}\n")
+    result = run_gctoy([str(source)], module="gctoy.workbench", timeout=90)
+    assert_clean_error(result, "run:")
