@@ -117,43 +117,33 @@ class Chapter:
     def markdown(self) -> str:
         return "\n\n".join(_source(c) for c in self.cells if c["cell_type"] == "markdown")
 
-    def exercises(self) -> list[Exercise]:
-        found: list[Exercise] = []
+    def _check_after(self, index: int) -> int:
+        """The index of the check cell of the answer or lab cell at ``index`` (grade id '<id>-check'), or -1."""
+        grade_id = self.cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        return next((i for i in range(index + 1, len(self.cells))
+                     if self.cells[i].get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"{grade_id}-check"),
+                    -1)
+
+    def _marked(self, key: str) -> list[tuple[int, Any, int, str]]:
+        """(cell index, the cell's gctoy.KEY, check index, check source) of every cell marked with ``key``."""
+        found = []
         for index, cell in enumerate(self.cells):
-            meta = cell.get("metadata", {})
-            number = meta.get("gctoy", {}).get("exercise")
-            if number is None:
-                continue
-            grade_id = meta.get("nbgrader", {}).get("grade_id")
-            check_index = next(
-                (i for i in range(index + 1, len(self.cells))
-                 if self.cells[i].get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"{grade_id}-check"),
-                -1,
-            )
-            found.append(Exercise(
-                number=int(number), answer_index=index, check_index=check_index,
-                answer_source=_source(cell),
-                check_source=_source(self.cells[check_index]) if check_index >= 0 else "",
-                wrong=list(meta.get("gctoy", {}).get("wrong", [])),
-            ))
+            value = cell.get("metadata", {}).get("gctoy", {}).get(key)
+            if value is not None:
+                check = self._check_after(index)
+                found.append((index, value, check, _source(self.cells[check]) if check >= 0 else ""))
         return found
 
+    def exercises(self) -> list[Exercise]:
+        return [Exercise(number=int(number), answer_index=index, check_index=check,
+                         answer_source=_source(self.cells[index]), check_source=check_source,
+                         wrong=list(self.cells[index]["metadata"]["gctoy"].get("wrong", [])))
+                for index, number, check, check_source in self._marked("exercise")]
+
     def labs(self) -> list[Lab]:
-        found: list[Lab] = []
-        for index, cell in enumerate(self.cells):
-            meta = cell.get("metadata", {})
-            module = meta.get("gctoy", {}).get("lab")
-            if module is None:
-                continue
-            grade_id = meta.get("nbgrader", {}).get("grade_id")
-            check_index = next(
-                (i for i in range(index + 1, len(self.cells))
-                 if self.cells[i].get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"{grade_id}-check"),
-                -1,
-            )
-            found.append(Lab(module=module, cell_index=index, check_index=check_index, source=_source(cell),
-                             check_source=_source(self.cells[check_index]) if check_index >= 0 else ""))
-        return found
+        return [Lab(module=module, cell_index=index, check_index=check, source=_source(self.cells[index]),
+                    check_source=check_source)
+                for index, module, check, check_source in self._marked("lab")]
 
 
 def load_chapter(path: Path) -> Chapter:

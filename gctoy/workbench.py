@@ -262,29 +262,34 @@ def _lower_x86_64(module, result: IRResult, source: str, execute: bool, stress: 
     except Exception as error:  # noqa: BLE001
         result.problem = _problem("x86-64 lowering", error, source)
         return
-    image = compiled.image
-    base = image.address_of(compiled.functions[0].name) if compiled.functions else 0x400000
-    labels = {address: name for name, address in image.symbols.items()}
-    listing = _disassemble(image.code, base, "x86_64")
-    by_end = {address + len(data): address for address, data, _ in listing}
-    records: list[RecordLink] = []
-    calls: dict[int, int] = {}
+    sites = []
     names = {f.address: f.name for f in compiled.functions}
     for fn_record, fn_records in compiled.stackmap.records_by_function():
         for rec in fn_records:
-            ra = fn_record.address + rec.instruction_offset
-            call = by_end.get(ra)
-            index = len(records)
-            if call is not None:
-                calls[call] = index
             locations = tuple(format_location(loc, compiled.stackmap.constants) for loc in rec.locations)
-            records.append(RecordLink(index, names.get(fn_record.address, "?"), ra, call,
-                                      f"record {index}: id {rec.id}, {len(rec.locations)} locations", locations))
-    result.records = records
-    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address))
-                   for address, data, text in listing]
+            sites.append((names.get(fn_record.address, "?"), fn_record.address + rec.instruction_offset,
+                          f"id {rec.id}, {len(rec.locations)} locations", locations))
+    _link_code(result, compiled, "x86_64", sites, "record")
     if execute:
         _execute_x86_64(module, result, source, stress, max_instructions, max_seconds)
+
+
+def _link_code(result: IRResult, compiled, arch: str, sites, what: str) -> None:
+    """The machine code of ``compiled`` as CodeLines, and ``sites`` (function, return address, summary,
+    locations) as RecordLinks, each record linked to the call instruction that ends at its return address."""
+    image = compiled.image
+    base = image.address_of(compiled.functions[0].name) if compiled.functions else 0x400000
+    labels = {address: name for name, address in image.symbols.items()}
+    listing = _disassemble(image.code, base, arch)
+    by_end = {address + len(data): address for address, data, _ in listing}
+    calls: dict[int, int] = {}
+    for index, (function, ra, summary, locations) in enumerate(sites):
+        call = by_end.get(ra)
+        if call is not None:
+            calls[call] = index
+        result.records.append(RecordLink(index, function, ra, call, f"{what} {index}: {summary}", locations))
+    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address))
+                   for address, data, text in listing]
 
 
 def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_instructions: int,
@@ -328,24 +333,9 @@ def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: 
         result.problem = _problem("x86-32 lowering", error, source)
         return
     image = compiled.image
-    base = image.address_of(compiled.functions[0].name) if compiled.functions else 0x400000
-    labels = {address: name for name, address in image.symbols.items()}
-    listing = _disassemble(image.code, base, "x86_32")
-    by_end = {address + len(data): address for address, data, _ in listing}
-    records: list[RecordLink] = []
-    calls: dict[int, int] = {}
-    for fn in compiled.functions:
-        for site in fn.calls:
-            ra = image.address_of(site.label)
-            call = by_end.get(ra)
-            index = len(records)
-            if call is not None:
-                calls[call] = index
-            records.append(RecordLink(index, fn.name, ra, call,
-                                      f"call site {index} in {fn.name}: {site.pushed} bytes of arguments pushed", ()))
-    result.records = records
-    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address))
-                   for address, data, text in listing]
+    sites = [(fn.name, image.address_of(site.label), f"in {fn.name}, {site.pushed} bytes of arguments pushed", ())
+             for fn in compiled.functions for site in fn.calls]
+    _link_code(result, compiled, "x86_32", sites, "call site")
     blobs = read_gcinfo_section(image.sections[GCINFO_SECTION])
     starts = {f.address: f.name for f in compiled.functions}
     result.gcinfo = "\n\n".join(f"@{starts.get(start, hex(start))}:\n{gcdump(blob)}" for start, _, blob in blobs)

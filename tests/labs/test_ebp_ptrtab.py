@@ -5,41 +5,25 @@ from __future__ import annotations
 
 import pytest
 
-from course_notebooks import NOTEBOOKS
-from gctoy.course import load_chapter, strip_solutions
 from gctoy.labs import LabFailure, ebp_ptrtab
+from lab_cells import LabCell, failure
 
-CHAPTER = NOTEBOOKS / "15_The_pointer_tables.ipynb"
-
-
-def _lab_source() -> str:
-    return load_chapter(CHAPTER).labs()[0].source
-
-
-def _decoder(source: str):
-    namespace: dict = {}
-    exec(compile(source, "<lab>", "exec"), namespace)
-    return namespace["decode_ebp_table"]
-
-
-def _mutated(old: str, new: str):
-    source = _lab_source()
-    assert old in source, f"the solution no longer contains {old!r}"
-    return _decoder(source.replace(old, new))
+LAB = LabCell("15", "decode_ebp_table")
+_mutated = LAB.mutated
 
 
 def test_the_lab_cell_names_its_module():
-    lab = load_chapter(CHAPTER).labs()[0]
+    lab = LAB.lab
     assert lab.module == "gctoy.labs.ebp_ptrtab" and "ebp_ptrtab.check(decode_ebp_table)" in lab.check_source
 
 
 def test_check_fails_on_the_skeleton():
     with pytest.raises(LabFailure, match="still the skeleton"):
-        ebp_ptrtab.check(_decoder(strip_solutions(_lab_source())))
+        ebp_ptrtab.check(LAB.skeleton())
 
 
 def test_check_passes_on_the_solution():
-    report = ebp_ptrtab.check(_decoder(_lab_source()))
+    report = ebp_ptrtab.check(LAB.solution())
     text = str(report)
     assert "call sites read right" in text and "collections" in text
 
@@ -76,7 +60,7 @@ def test_a_wrong_argument_mask_is_explained():
 
 def test_the_runtime_run_catches_a_decoder_that_drops_registers():
     """Step 3 on its own: with registers dropped, pointers kept in EBX/ESI/EDI are not updated."""
-    solution = _decoder(_lab_source())
+    solution = LAB.solution()
 
     def forgetful(data, pos):
         this_reg, sites = solution(data, pos)

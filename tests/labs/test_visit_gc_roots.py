@@ -5,47 +5,29 @@ from __future__ import annotations
 
 import pytest
 
-from course_notebooks import NOTEBOOKS
-from gctoy.course import load_chapter, strip_solutions
 from gctoy.labs import LabFailure, visit_gc_roots
+from lab_cells import LabCell, failure
 
-CHAPTER = NOTEBOOKS / "11_The_shadow_stack.ipynb"
-
-
-def _lab_source() -> str:
-    return load_chapter(CHAPTER).labs()[0].source
+LAB = LabCell("11", "visit_gc_roots")
+_mutated = LAB.mutated
 
 
-def _walker(source: str):
-    namespace: dict = {}
-    exec(compile(source, "<lab>", "exec"), namespace)
-    return namespace["visit_gc_roots"]
-
-
-def _mutated(old: str, new: str):
-    source = _lab_source()
-    assert old in source, f"the solution no longer contains {old!r}"
-    return _walker(source.replace(old, new))
-
-
-def _failure(walker) -> str:
-    with pytest.raises(LabFailure) as failure:
-        visit_gc_roots.check(walker)
-    return str(failure.value)
+def _failure(function) -> str:
+    return failure(visit_gc_roots.check, function)
 
 
 def test_the_lab_cell_names_its_module():
-    lab = load_chapter(CHAPTER).labs()[0]
+    lab = LAB.lab
     assert lab.module == "gctoy.labs.visit_gc_roots" and ".check(visit_gc_roots)" in lab.check_source
 
 
 def test_check_fails_on_the_skeleton():
     with pytest.raises(LabFailure, match="still the skeleton"):
-        visit_gc_roots.check(_walker(strip_solutions(_lab_source())))
+        visit_gc_roots.check(LAB.skeleton())
 
 
 def test_check_passes_on_the_solution():
-    text = str(visit_gc_roots.check(_walker(_lab_source())))
+    text = str(visit_gc_roots.check(LAB.solution()))
     assert "3 programs under GC stress" in text and "collections" in text and "objects copied" in text
 
 

@@ -5,47 +5,29 @@ from __future__ import annotations
 
 import pytest
 
-from course_notebooks import NOTEBOOKS
-from gctoy.course import load_chapter, strip_solutions
 from gctoy.labs import LabFailure, write_barrier
+from lab_cells import LabCell, failure
 
-CHAPTER = NOTEBOOKS / "12_Barriers_strategies_and_the_metadata_printer.ipynb"
-
-
-def _lab_source() -> str:
-    return load_chapter(CHAPTER).labs()[0].source
+LAB = LabCell("12", "write_barrier")
+_mutated = LAB.mutated
 
 
-def _barrier(source: str):
-    namespace: dict = {}
-    exec(compile(source, "<lab>", "exec"), namespace)
-    return namespace["write_barrier"]
-
-
-def _mutated(old: str, new: str):
-    source = _lab_source()
-    assert old in source, f"the solution no longer contains {old!r}"
-    return _barrier(source.replace(old, new))
-
-
-def _failure(barrier) -> str:
-    with pytest.raises(LabFailure) as failure:
-        write_barrier.check(barrier)
-    return str(failure.value)
+def _failure(function) -> str:
+    return failure(write_barrier.check, function)
 
 
 def test_the_lab_cell_names_its_module():
-    lab = load_chapter(CHAPTER).labs()[0]
+    lab = LAB.lab
     assert lab.module == "gctoy.labs.write_barrier" and ".check(write_barrier)" in lab.check_source
 
 
 def test_check_fails_on_the_skeleton():
     with pytest.raises(LabFailure, match="still the skeleton"):
-        write_barrier.check(_barrier(strip_solutions(_lab_source())))
+        write_barrier.check(LAB.skeleton())
 
 
 def test_check_passes_on_the_solution():
-    text = str(write_barrier.check(_barrier(_lab_source())))
+    text = str(write_barrier.check(LAB.solution()))
     assert "3 programs" in text and "old -> young references" in text and "gctoy-cardmark" in text
 
 
@@ -74,9 +56,9 @@ def test_a_barrier_that_marks_too_much_is_explained():
 
 def test_a_filtering_barrier_is_held_to_the_unconditional_contract():
     """Marking only stores of young values into old objects leaves the young -> old store's card clean."""
-    source = _lab_source().replace("    cards[index] = CARD_DIRTY",
+    source = LAB.source.replace("    cards[index] = CARD_DIRTY",
                                    "    if value > obj:\n        cards[index] = CARD_DIRTY")
-    message = _failure(_barrier(source))
+    message = _failure(LAB.function(source))
     assert "unconditional" in message
 
 
