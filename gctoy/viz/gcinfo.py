@@ -101,16 +101,22 @@ def explorer_html(data: bytes, regions: list[Region], *, highlight: frozenset[in
         title = html.escape(row.text or row.region, quote=True)
         byte_spans = " ".join(f'<span title="{title}">{b:02X}</span>' for b in data[row.start:row.end])
         code = f"{row.code_offset:04X}" if row.code_offset is not None else ""
+        # the row's own dark text on its light colour, so that a dark theme's light text cannot vanish on it
         cells.append(
-            f'<tr style="background:{colour};{weight}"><td>{row.start:#06x}</td>'
-            f'<td style="white-space:nowrap">{byte_spans}</td><td>{html.escape(row.region)}</td>'
-            f"<td>{code}</td><td>{html.escape(row.text)}</td></tr>"
+            f'<tr style="background:{colour};color:#1a1a1a;{weight}"><td style="{_CELL}">{row.start:#06x}</td>'
+            f'<td style="{_CELL}white-space:nowrap">{byte_spans}</td><td style="{_CELL}">{html.escape(row.region)}</td>'
+            f'<td style="{_CELL}">{code}</td><td style="{_CELL}">{html.escape(row.text)}</td></tr>'
         )
     head = f"<div style='margin-bottom:4px'>{caption}</div>" if caption else ""
     foot = f"<div style='margin-top:4px'>{footer}</div>" if footer else ""
+    header = "".join(f'<th style="{_CELL}text-align:left">{name}</th>'
+                     for name in ("offset", "bytes", "region", "code", "meaning"))
     return (head + '<table style="font-family:monospace;font-size:12px;border-collapse:collapse">'
-            "<tr><th>offset</th><th>bytes</th><th>region</th><th>code</th><th>meaning</th></tr>"
-            + "".join(cells) + "</table>" + foot)
+            f"<tr>{header}</tr>" + "".join(cells) + "</table>" + foot)
+
+
+#: every cell of the explorer's table: room between the columns, so values never run together
+_CELL = "padding:2px 10px 2px 6px;"
 
 
 # --------------------------------------------------------------------------- per code offset

@@ -19,6 +19,10 @@ def _line_style(line: str, palette: CFGPalette) -> str | None:
     return None
 
 
+#: the style of every block of code gctoy shows as HTML: no wrapping, a scroll bar for long lines
+PRE_STYLE = "font-size:12px;line-height:1.35;overflow-x:auto;white-space:pre;word-break:normal;overflow-wrap:normal"
+
+
 def ir_html(text: str, *, caption: str | None = None, palette: CFGPalette = DEFAULT_PALETTE) -> str:
     """``text`` (printed IR) as an HTML fragment under an optional ``caption`` (HTML, not escaped).
 
@@ -31,4 +35,6 @@ def ir_html(text: str, *, caption: str | None = None, palette: CFGPalette = DEFA
         escaped = html.escape(line)
         lines.append(f'<span style="{style}">{escaped}</span>' if style else escaped)
     head = f"<div>{caption}</div>" if caption else ""
-    return head + '<pre style="font-size:12px;line-height:1.35;overflow-x:auto">' + "\n".join(lines) + "</pre>"
+    # inline, so that JupyterLab's output styles (white-space: pre-wrap; word-break: break-all) cannot
+    # wrap an instruction in the middle of a word: long lines scroll instead
+    return head + (f'<pre style="{PRE_STYLE}">' + "\n".join(lines) + "</pre>")

@@ -143,9 +143,11 @@ def _instruction_texts(fn: Function) -> dict[int, str]:
 
 
 def _svg_body(svg: str) -> str:
-    """Graphviz's SVG without the XML prolog, doctype and comments (so it can sit inside HTML)."""
+    """Graphviz's SVG without the XML prolog, doctype and comments (so it can sit inside HTML), scaled
+    down to the width of the page where it is wider (its viewBox keeps the proportions)."""
     start = svg.find("<svg")
-    return re.sub(r"<!--.*?-->\n?", "", svg[start:] if start >= 0 else svg, flags=re.S)
+    body = re.sub(r"<!--.*?-->\n?", "", svg[start:] if start >= 0 else svg, flags=re.S)
+    return body.replace("<svg", '<svg style="max-width:100%;height:auto"', 1)
 
 
 def phase_pages(source: str, function: str, options: RS4GCOptions | None = None, *,

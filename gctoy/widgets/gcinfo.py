@@ -26,7 +26,7 @@ class GCInfoExplorer(widgets.VBox):
         last = len(self.pages) - 1
         start = min(max(initial, 0), last)
         self.slider = widgets.IntSlider(value=start, min=0, max=last, description="code offset",
-                                        continuous_update=True, readout_format="d",
+                                        continuous_update=True, readout_format="04X",
                                         style={"description_width": "initial"})
         self.stack = widgets.Stack([widgets.HTML(offset_page_html(self.blob, p, self.regions)) for p in self.pages],
                                    selected_index=start)

@@ -7,7 +7,10 @@ page; both links are ``jslink``s, which run in the browser, so the stepper also
 works in the static HTML book::
 
     Play.value --jslink--> IntSlider.value --jslink--> Stack.selected_index
-      [>]  0 ... n-1          [----o-----]              page 0 | page 1 | ... (precomputed HTML)
+      [>]  1 ... n            [----o-----]              (copy of 1) | phase 1 | ... | phase n
+
+The slider counts phases from 1, as the pages say ("phase 3 of 7"); since a ``jslink`` cannot
+subtract, the Stack's child 0 is a copy of phase 1 that the slider never selects.
 """
 from __future__ import annotations
 
@@ -25,13 +28,14 @@ class RS4GCStepper(widgets.VBox):
         if not pages:
             raise ValueError("an RS4GC stepper needs at least one phase page")
         self.pages = list(pages)
-        last = len(self.pages) - 1
-        start = min(max(initial, 0), last)
-        self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=interval_ms,
-                                 description="play")
-        self.slider = widgets.IntSlider(value=start, min=0, max=last, description="phase",
+        count = len(self.pages)
+        start = min(max(initial, 0), count - 1) + 1      # ``initial`` is a page index, the slider counts from 1
+        self.play = widgets.Play(value=start, min=1, max=count, step=1, interval=interval_ms,
+                                 description="play", tooltip="play: show the phases one after another")
+        self.slider = widgets.IntSlider(value=start, min=1, max=count, description="phase",
                                         readout=True, continuous_update=True)
-        self.stack = widgets.Stack([widgets.HTML(p.html()) for p in self.pages], selected_index=start)
+        pages = [widgets.HTML(p.html()) for p in self.pages]
+        self.stack = widgets.Stack([widgets.HTML(self.pages[0].html())] + pages, selected_index=start)
         #: The browser-side links (always), plus kernel-side ``link``s when ``python_link`` is set
         #: (for tests and live kernels: then moving ``slider.value`` in Python also turns the page).
         self.links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
@@ -39,7 +43,7 @@ class RS4GCStepper(widgets.VBox):
         if python_link:
             self.links += [widgets.link((self.play, "value"), (self.slider, "value")),
                            widgets.link((self.slider, "value"), (self.stack, "selected_index"))]
-        names = widgets.HTML(" &rarr; ".join(f"{k}:&nbsp;{p.phase}" for k, p in enumerate(self.pages)))
+        names = widgets.HTML(" &rarr; ".join(f"{k}:&nbsp;{p.phase}" for k, p in enumerate(self.pages, start=1)))
         super().__init__([widgets.HBox([self.play, self.slider]), names, self.stack])
 
     @property
@@ -48,11 +52,11 @@ class RS4GCStepper(widgets.VBox):
         return [p.phase for p in self.pages]
 
     def page_html(self, index: int) -> str:
-        """The HTML shown on page ``index``."""
-        return self.stack.children[index].value
+        """The HTML of the page of index ``index`` (0 for the first phase; the slider shows ``index + 1``)."""
+        return self.stack.children[index + 1].value
 
     def __repr__(self) -> str:
-        k = self.slider.value
+        k = self.slider.value - 1
         return (f"RS4GCStepper(function='@{self.pages[0].function}', phases={len(self.pages)}, "
                 f"selected={k} ({self.pages[k].phase}))")
 

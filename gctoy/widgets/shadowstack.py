@@ -28,7 +28,8 @@ class ShadowStackWalker(widgets.VBox):
         self.slider = widgets.IntSlider(value=start, min=0, max=last, description="walk step",
                                         continuous_update=True, readout_format="d",
                                         style={"description_width": "initial"})
-        self.play = widgets.Play(value=start, min=0, max=last, interval=900, description="walk")
+        self.play = widgets.Play(value=start, min=0, max=last, interval=900, description="walk",
+                                 tooltip="play, pause, stop and repeat: walk the chain one entry at a time")
         self.stack = widgets.Stack([widgets.HTML(chain_page_html(self.shots, p, symbols)) for p in self.pages],
                                    selected_index=start)
         self.links = [widgets.jslink((self.play, "value"), (self.slider, "value")),

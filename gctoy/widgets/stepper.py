@@ -33,7 +33,8 @@ class SafepointStepper(widgets.VBox):
         self.trace = trace
         last = len(trace.states) - 1
         start = min(max(initial, 0), last)
-        self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=interval_ms, description="play")
+        self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=interval_ms, description="play",
+                                 tooltip="play, pause, stop and repeat: walk through the recorded states")
         self.slider = widgets.IntSlider(value=start, min=0, max=last, description="state",
                                         continuous_update=True, readout=True)
         self.stack = widgets.Stack(
@@ -56,6 +57,9 @@ class SafepointStepper(widgets.VBox):
             "restart": widgets.Button(description="restart", tooltip="the first state"),
         }
         for name, button in self.buttons.items():
+            # they run Python: say so, and look different from Play and the slider, which work anywhere
+            button.tooltip = f"{button.tooltip} (needs a running kernel)"
+            button.layout = widgets.Layout(border="1px dashed #999", width="auto")
             button.on_click(lambda _b, name=name: self.press(name))
         note = widgets.HTML(
             '<span style="font-size:11px;color:#888">play and the slider work anywhere, even in the static '

@@ -340,7 +340,8 @@ def test_chapter_15_offset_slider_pages_through_the_code_offsets(visit):
     for fraction in (-0.5, 1.5, 0.5):
         _drag_slider(seen.page, output, fraction)
         seen.page.wait_for_timeout(100)
-        readout = int(output.locator(".widget-readout").inner_text().strip())
+        # the readout is hexadecimal, as the page is (it used to be decimal beside a hex page)
+        readout = int(output.locator(".widget-readout").inner_text().strip(), 16)
         expected = f"code offset {readout:04X}"
         seen.page.wait_for_function("([el, t]) => el.innerText.includes(t)", arg=[output.element_handle(), expected])
         shown.add(readout)

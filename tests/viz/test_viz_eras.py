@@ -126,3 +126,13 @@ def test_html_has_one_row_per_operand_kind():
     assert "&quot;gc-transition&quot;[0]" in html
     assert "cannot express this call" in html
     assert era_table(TRANSITION)._repr_html_() == html
+
+
+def test_ir_html_never_wraps_inside_a_word():
+    """JupyterLab's output area styles <pre> with white-space: pre-wrap and word-break: break-all, which
+    broke 'immarg' into 'immar' + 'g' in the form switchers; the block's own style must say otherwise."""
+    from gctoy.viz.html import ir_html
+
+    page = ir_html("  %t = call token (i64 immarg, i32 immarg, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf()")
+    style = page.split('<pre style="', 1)[1].split('"', 1)[0]
+    assert "white-space:pre;" in style and "word-break:normal" in style and "overflow-x:auto" in style

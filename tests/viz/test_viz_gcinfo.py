@@ -72,3 +72,18 @@ def test_offset_pages_follow_the_runtime():
     page = offset_page_html(blob, pages[0x14], regions.values())
     assert "code offset 0014" in page and "[EBP-0CH]" in page
 
+
+
+def test_cells_have_room_and_rows_their_own_text_colour():
+    """Values must not run together (padding on every cell), and a dark theme's light text must not land
+    on a row's light colour (each row sets its own dark text)."""
+    import re
+
+    data = _method_blob()
+    from gctoy.coreclr.method import decode_with_entries
+
+    page = explorer_html(data, list(decode_with_entries(data).regions))
+    cells = re.findall(r"<t[dh]( style=\"[^\"]*\")?>", page)
+    assert cells and all("padding:" in c for c in cells)
+    rows = re.findall(r"<tr style=\"([^\"]*)\"", page)
+    assert rows and all("background:" in r and "color:#1a1a1a" in r for r in rows)

@@ -51,16 +51,18 @@ def stepper() -> RS4GCStepper:
 
 def test_one_page_per_phase(stepper):
     snaps = trace_rs4gc(SRC, "f")
-    assert len(stepper.stack.children) == len(stepper.pages) == len(snaps) == 7
+    assert len(stepper.stack.children) - 1 == len(stepper.pages) == len(snaps) == 7
     assert stepper.phases == [s.phase for s in snaps]
-    assert (stepper.slider.min, stepper.slider.max) == (0, 6)
-    assert (stepper.play.min, stepper.play.max) == (0, 6)
+    # the slider counts as the pages do: "phase 1 of 7" is slider value 1
+    assert (stepper.slider.min, stepper.slider.max) == (1, 7)
+    assert (stepper.play.min, stepper.play.max) == (1, 7)
+    assert stepper.stack.children[0].value == stepper.stack.children[1].value   # the copy no slider value reaches
 
 
 def test_each_page_shows_its_phase_summary(stepper):
     for k, snap in enumerate(trace_rs4gc(SRC, "f")):
         page = stepper.page_html(k)
-        assert isinstance(stepper.stack.children[k], widgets.HTML)
+        assert isinstance(stepper.stack.children[k + 1], widgets.HTML)
         assert html.escape(snap.summary()) in page
         assert f"phase {k + 1} of 7: {snap.phase}" in page
         assert html.escape(snap.note) in page
@@ -94,10 +96,11 @@ def test_jslinks_chain_play_slider_and_stack():
 
 def test_kernel_side_links_turn_the_page(stepper):
     stepper.slider.value = 4
-    assert stepper.stack.selected_index == 4
-    stepper.play.value = 6
-    assert stepper.slider.value == 6 and stepper.stack.selected_index == 6
-    stepper.slider.value = 0
+    assert stepper.stack.selected_index == 4 and "phase 4 of 7" in stepper.stack.children[4].value
+    stepper.play.value = 7
+    assert stepper.slider.value == 7 and stepper.stack.selected_index == 7
+    assert "phase 7 of 7" in stepper.stack.children[stepper.stack.selected_index].value
+    stepper.slider.value = 1
 
 
 def test_repr_is_deterministic():
