@@ -85,6 +85,16 @@ def test_every_notebook_and_the_intro_has_a_page(built_book):
         assert page in intro, f"the intro's navigation does not link {page}"
 
 
+def test_no_page_declares_an_inline_script_twice(built_book):
+    """sphinx-thebe's `const THEBE_JS_URL = ...` used to be on every page twice (a browser error)."""
+    for page in built_book.pages:
+        text = (built_book.html_dir / page).read_text()
+        inline = re.findall(r"<script>(.*?)</script>", text, re.S)
+        repeated = {body[:60] for body in inline if inline.count(body) > 1}
+        assert not repeated, f"{page}: inline scripts repeated: {sorted(repeated)}"
+        assert text.count("const THEBE_JS_URL") <= 1, page
+
+
 def test_glossary_links_land_on_their_terms(built_book):
     """A chapter's link glossary.md#term becomes glossary.html#term, and the glossary page has that id."""
     site = built_book.html_dir
