@@ -255,12 +255,13 @@ def test_remote_assets_finds_scripts_links_and_data_urls_but_not_text(tmp_path):
     ]
 
 
-def test_expected_pages_are_the_intro_and_one_per_notebook():
+def test_expected_pages_are_the_intro_one_per_notebook_and_the_course_pages():
     pages = book.expected_pages(REPO_ROOT / "book")
     notebooks = sorted((REPO_ROOT / "notebooks").glob("*.ipynb"))
+    markdown = sorted((REPO_ROOT / "notebooks").glob("*.md"))
     assert pages[0] == "intro.html"
-    assert pages[1:] == [f"notebooks/{nb.stem}.html" for nb in notebooks]
-    assert len(notebooks) >= 17
+    assert pages[1:] == [f"notebooks/{nb.stem}.html" for nb in notebooks] + [f"notebooks/{md.stem}.html" for md in markdown]
+    assert len(notebooks) >= 18 and {"glossary", "course_syllabus"} <= {md.stem for md in markdown}
 
 
 def test_gitignore_keeps_the_vendored_folders_out_of_the_repository():

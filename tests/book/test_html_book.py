@@ -23,12 +23,12 @@ import pytest
 
 from gctoy import book
 from gctoy.book import BookError, BuildReport
+from browser_support import CHROMIUM_ARGS, SHOWN_TEXT, chromium_path, drag_slider
 from oracles import CHROMIUM, skip_missing
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BOOK_DIR = REPO_ROOT / "book"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"]
 
 
 def _widget_notebooks() -> list[str]:
@@ -180,19 +180,12 @@ def test_the_chosen_widget_notebooks_are_the_steppers_and_choosers():
 # ---------------------------------------------------------------- in the browser
 
 
-def _chromium_path() -> str | None:
-    configured = os.environ.get("GCTOY_CHROMIUM")
-    if configured:
-        return configured if Path(configured).is_file() else None
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium under Playwright (no `playwright install`)."""
     from playwright import sync_api  # part of the [test] extra
 
-    executable = _chromium_path()
+    executable = chromium_path()
     if executable is None:
         configured = os.environ.get("GCTOY_CHROMIUM")
         if configured:
@@ -264,30 +257,6 @@ def _widget_outputs(page):
     return outputs
 
 
-# The text a widget shows, without its controls: a slider's readout changes when the slider
-# moves even if the link to the pages is broken, so it must not count as a change.
-SHOWN_TEXT = """(el) => {
-    const copy = el.cloneNode(true);
-    copy.querySelectorAll('.widget-slider, .widget-play, .widget-toggle-buttons, .widget-readout')
-        .forEach(c => c.remove());
-    return copy.textContent;
-}"""
-
-
-def _drag_slider(page, output, fraction: float) -> None:
-    """Drag the first slider handle of `output` to `fraction` of its track (beyond 1 = the end)."""
-    handle = output.locator(".noUi-handle").first
-    track = output.locator(".noUi-target").first
-    # mid-screen, clear of the theme's sticky header (the mouse only reaches what is visible)
-    handle.evaluate("el => el.scrollIntoView({block: 'center'})")
-    hbox, tbox = handle.bounding_box(), track.bounding_box()
-    y = hbox["y"] + hbox["height"] / 2
-    page.mouse.move(hbox["x"] + hbox["width"] / 2, y)
-    page.mouse.down()
-    page.mouse.move(tbox["x"] + tbox["width"] * fraction, y, steps=8)
-    page.mouse.up()
-
-
 def _stepper_state(output) -> tuple[int, int]:
     found = re.search(r"state (\d+)/(\d+)", output.inner_text())
     assert found, "the stepper shows no 'state N/M' line"
@@ -312,7 +281,7 @@ def test_each_widget_is_drawn_once_and_reacts_without_a_kernel(visit, stem):
     output = outputs.first
     before = output.evaluate(SHOWN_TEXT)
     if output.locator(".noUi-handle").count():
-        _drag_slider(page, output, 1.5)
+        drag_slider(page, output, 1.5)
     else:
         buttons = output.locator(".widget-toggle-button:not(.mod-active)")
         assert buttons.count() > 0, "the widget has neither a slider nor toggle buttons"
@@ -329,11 +298,11 @@ def test_chapter_09_stepper_slider_and_play_change_the_state(visit):
     output = _widget_outputs(seen.page).first
     first, last = _stepper_state(output)
     assert first == 0 and last > 5
-    _drag_slider(seen.page, output, 1.5)
+    drag_slider(seen.page, output, 1.5)
     seen.page.wait_for_function("el => /state (\\d+)\\/\\1\\b/.test(el.innerText)", arg=output.element_handle())
     assert _stepper_state(output) == (last, last)
     assert output.locator(".widget-readout").inner_text().strip() == str(last)
-    _drag_slider(seen.page, output, -0.5)
+    drag_slider(seen.page, output, -0.5)
     seen.page.wait_for_function("el => /state 0\\//.test(el.innerText)", arg=output.element_handle())
     # Play is linked to the slider, which is linked to the pages: pressing it walks the states
     output.locator(".widget-play button").first.click()
@@ -348,7 +317,7 @@ def test_chapter_15_offset_slider_pages_through_the_code_offsets(visit):
     output = _widget_outputs(seen.page).first
     shown = set()
     for fraction in (-0.5, 1.5, 0.5):
-        _drag_slider(seen.page, output, fraction)
+        drag_slider(seen.page, output, fraction)
         seen.page.wait_for_timeout(100)
         # the readout is hexadecimal, as the page is (it used to be decimal beside a hex page)
         readout = int(output.locator(".widget-readout").inner_text().strip(), 16)

@@ -1,0 +1,164 @@
+"""Every chapter in a live JupyterLab, as a reader opens it: the venv's JupyterLab serves a copy of the
+notebooks, Debian's Chromium (under Playwright) opens each chapter, runs all its cells, and finds no
+error output and no widget that failed to draw; then it moves the chapter's first widget and sees the
+view change. A failure leaves a screenshot in build/screenshots/ (git-ignored)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from browser_support import CHROMIUM_ARGS, SHOWN_TEXT, chromium_path, interact
+from course_notebooks import NOTEBOOKS, ROOT
+from oracles import CHROMIUM, skip_missing
+
+CHAPTERS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+SCREENSHOTS = ROOT / "build" / "screenshots"
+#: widget output areas: a cell output that holds a drawn widget
+WIDGET_OUTPUT = ".jp-OutputArea-output:has(.jupyter-widgets)"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab from this venv on a copy of the notebooks, with every cell rendered (no windowing)."""
+    root = tmp_path_factory.mktemp("lab")
+    for path in NOTEBOOKS.iterdir():
+        if path.suffix in (".ipynb", ".md"):
+            shutil.copy2(path, root / path.name)
+    settings = root / ".settings"
+    (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True)
+    # JupyterLab 4 only renders the cells on screen by default; the test reads them all
+    (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"}))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env["JUPYTER_CONFIG_DIR"] = str(root / ".jupyter")
+    log = open(root / "lab.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+         f"--ServerApp.token={token}", f"--ServerApp.root_dir={root}", "--allow-root",
+         f"--LabApp.user_settings_dir={settings}", "--LabApp.news_url=", "--ServerApp.disable_check_xsrf=True"],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2) as answer:
+                if answer.status == 200:
+                    break
+        except OSError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            log.close()
+            pytest.fail("JupyterLab did not start:\n" + (root / "lab.log").read_text()[-3000:])
+        time.sleep(0.5)
+    yield base, token
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright import sync_api  # part of the [test] extra
+
+    executable = chromium_path()
+    if executable is None:
+        skip_missing(CHROMIUM, "no Chromium found (Debian: apt-get install chromium; or set GCTOY_CHROMIUM)")
+    with sync_api.sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+def _menu(page, menu: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
+
+
+def _accept_kernel(page) -> None:
+    """JupyterLab may ask which kernel to start; take the one it proposes (the venv's Python 3)."""
+    dialog = page.locator(".jp-Dialog:has-text('Select Kernel') button.jp-mod-accept")
+    try:
+        dialog.wait_for(timeout=8000)
+    except Exception:  # noqa: BLE001 - no dialog: the kernel started by itself
+        return
+    dialog.click()
+
+
+def _run_all(page, timeout_s: float) -> None:
+    """Clear the saved outputs, run every cell through the Run menu, wait until each code cell has run."""
+    _menu(page, "Edit", "Clear Outputs of All Cells")
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'))"
+        ".every(p => !/\\[\\d+\\]/.test(p.textContent))")
+    _menu(page, "Run", "Run All Cells")
+    page.wait_for_function(
+        """() => {
+             const prompts = Array.from(document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt'));
+             return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+           }""",
+        timeout=timeout_s * 1000, polling=500)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", CHAPTERS, ids=[n[:2] for n in CHAPTERS])
+def test_chapter_runs_in_jupyterlab_and_its_widget_responds(lab, chromium, name):
+    base, token = lab
+    page = chromium.new_page(viewport={"width": 1440, "height": 900})
+    page.set_default_timeout(60000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        # a workspace of its own, reset: only this chapter's tab is open
+        page.goto(f"{base}/lab/workspaces/chapter{name[:2]}/tree/{name}?token={token}&reset")
+        page.wait_for_selector(".jp-Notebook .jp-Cell")
+        _accept_kernel(page)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
+        _run_all(page, timeout_s=240)
+        texts = page.locator(".jp-Notebook .jp-OutputArea-output").all_inner_texts()
+        tracebacks = [t[:300] for t in texts if "Traceback (most recent call last)" in t or "Error displaying widget" in t]
+        assert not tracebacks, f"{name}: error outputs after Run All: {tracebacks}"
+        assert page.locator(f".jp-Notebook {WIDGET_OUTPUT}").count() > 0, f"{name}: no widget was drawn"
+        output = page.locator(f".jp-Notebook {WIDGET_OUTPUT}").first
+        output.scroll_into_view_if_needed()
+        before = interact(page, output)
+        page.wait_for_function(f"([el, old]) => ({SHOWN_TEXT})(el) !== old", arg=[output.element_handle(), before])
+        assert not [e for e in errors if "THEBE" in e or "model not found" in e], errors
+    except BaseException:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"jupyterlab-{name[:2]}.png"), full_page=False)
+        raise
+    finally:
+        page.close()
+        _shut_down_kernels(base, token)
+
+
+def _shut_down_kernels(base: str, token: str) -> None:
+    """Each chapter's kernel holds its Unicorn machines: stop them all before the next chapter."""
+    with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as answer:
+        sessions = json.load(answer)
+    for session in sessions:
+        request = urllib.request.Request(f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE")
+        urllib.request.urlopen(request, timeout=30).close()
