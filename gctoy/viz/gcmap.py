@@ -21,6 +21,7 @@ the book).  Four pictures:
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -77,11 +78,22 @@ def _text_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     return "\n".join(lines)
 
 
+def _breakable(name: str) -> str:
+    """A column name that may wrap between the words of a CamelCase name (CustomRead|Barriers)."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "<wbr>", html.escape(name))
+
+
 def _html_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    th = "".join(f'<th style="padding:2px 6px;text-align:left">{html.escape(h)}</th>' for h in head)
-    body = "".join("<tr>" + "".join(f'<td style="padding:2px 6px">{html.escape(c)}</td>' for c in r) + "</tr>"
-                   for r in rows)
-    return f'<table style="border-collapse:collapse;font-size:12px"><tr>{th}</tr>{body}</table>'
+    """A compact table: headers may wrap at CamelCase humps, yes/no columns are centred, the first column
+    and the last (free text) are left-aligned, so that the table fits the book's column."""
+    def align(k: int) -> str:
+        return "left" if k in (0, len(head) - 1) else "center"
+
+    th = "".join(f'<th style="padding:2px 6px;text-align:{align(k)};vertical-align:bottom">{_breakable(h)}</th>'
+                 for k, h in enumerate(head))
+    body = "".join("<tr>" + "".join(f'<td style="padding:2px 6px;text-align:{align(k)}">{html.escape(c)}</td>'
+                                    for k, c in enumerate(r)) + "</tr>" for r in rows)
+    return f'<table style="border-collapse:collapse;font-size:12px;max-width:100%"><tr>{th}</tr>{body}</table>'
 
 
 def strategy_table_text(strategies: Iterable[GCStrategy]) -> str:
