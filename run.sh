@@ -261,6 +261,11 @@ cmd_book() {
     if [ "$(id -u)" -eq 0 ]; then
         extra+=(--allow-root)
     fi
+    # The chapters are the project's own: trust them, so that JupyterLab draws their saved widgets when
+    # a chapter opens (an untrusted notebook shows only the widgets' text until its cells are run).
+    if compgen -G "$dir/*.ipynb" >/dev/null; then
+        "$VENV/bin/jupyter" trust "$dir"/*.ipynb >/dev/null 2>&1 || say "warning: could not trust the notebooks"
+    fi
     exec "$VENV/bin/jupyter" lab "${extra[@]}" "$@" "$dir"
 }
 

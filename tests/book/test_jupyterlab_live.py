@@ -50,6 +50,10 @@ def lab(tmp_path_factory):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
     env["JUPYTER_CONFIG_DIR"] = str(root / ".jupyter")
+    env["JUPYTER_DATA_DIR"] = str(root / ".data")   # the notebook signatures of this test only
+    # as ./run.sh book does: trust the chapters, so that their saved widgets are drawn when they open
+    subprocess.run([sys.executable, "-m", "jupyter", "trust", *sorted(str(p) for p in root.glob("*.ipynb"))],
+                   env=env, check=True, capture_output=True)
     log = open(root / "lab.log", "w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
@@ -136,6 +140,10 @@ def test_chapter_runs_in_jupyterlab_and_its_widget_responds(lab, chromium, name)
         page.wait_for_selector(".jp-Notebook .jp-Cell")
         _accept_kernel(page)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
+        # opened, not yet run: the saved widget state draws the widgets (no "Error displaying widget")
+        page.wait_for_selector(f".jp-Notebook {WIDGET_OUTPUT}", state="attached")
+        unrun = page.locator(".jp-Notebook .jp-OutputArea-output").all_inner_texts()
+        assert not [t for t in unrun if "Error displaying widget" in t], f"{name}: widgets not drawn before running"
         _run_all(page, timeout_s=240)
         texts = page.locator(".jp-Notebook .jp-OutputArea-output").all_inner_texts()
         tracebacks = [t[:300] for t in texts if "Traceback (most recent call last)" in t or "Error displaying widget" in t]
