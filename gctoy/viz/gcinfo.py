@@ -103,20 +103,22 @@ def explorer_html(data: bytes, regions: list[Region], *, highlight: frozenset[in
         code = f"{row.code_offset:04X}" if row.code_offset is not None else ""
         # the row's own dark text on its light colour, so that a dark theme's light text cannot vanish on it
         cells.append(
-            f'<tr style="background:{colour};color:#1a1a1a;{weight}"><td style="{_CELL}">{row.start:#06x}</td>'
-            f'<td style="{_CELL}white-space:nowrap">{byte_spans}</td><td style="{_CELL}">{html.escape(row.region)}</td>'
-            f'<td style="{_CELL}">{code}</td><td style="{_CELL}">{html.escape(row.text)}</td></tr>'
+            f'<tr style="background:{colour};color:#1a1a1a;{weight}"><td>{row.start:#06x}</td>'
+            f'<td class="b">{byte_spans}</td><td>{html.escape(row.region)}</td>'
+            f"<td>{code}</td><td>{html.escape(row.text)}</td></tr>"
         )
     head = f"<div style='margin-bottom:4px'>{caption}</div>" if caption else ""
     foot = f"<div style='margin-top:4px'>{footer}</div>" if footer else ""
-    header = "".join(f'<th style="{_CELL}text-align:left">{name}</th>'
-                     for name in ("offset", "bytes", "region", "code", "meaning"))
-    return (head + '<table style="font-family:monospace;font-size:12px;border-collapse:collapse">'
+    header = "".join(f"<th>{name}</th>" for name in ("offset", "bytes", "region", "code", "meaning"))
+    return (head + _TABLE_STYLE + '<table class="gctoy-gcinfo">'
             f"<tr>{header}</tr>" + "".join(cells) + "</table>" + foot)
 
 
-#: every cell of the explorer's table: room between the columns, so values never run together
-_CELL = "padding:2px 10px 2px 6px;"
+#: the explorer's table: room between the columns, so values never run together (a class selector of
+#: our own outranks JupyterLab's and the book theme's table styles); each row sets its own text colour
+_TABLE_STYLE = ("<style>table.gctoy-gcinfo{font-family:monospace;font-size:12px;border-collapse:collapse}"
+                "table.gctoy-gcinfo td,table.gctoy-gcinfo th{padding:2px 10px 2px 6px;text-align:left}"
+                "table.gctoy-gcinfo td.b{white-space:nowrap}</style>")
 
 
 # --------------------------------------------------------------------------- per code offset

@@ -83,7 +83,7 @@ def test_cells_have_room_and_rows_their_own_text_colour():
     from gctoy.coreclr.method import decode_with_entries
 
     page = explorer_html(data, list(decode_with_entries(data).regions))
-    cells = re.findall(r"<t[dh]( style=\"[^\"]*\")?>", page)
-    assert cells and all("padding:" in c for c in cells)
+    assert 'class="gctoy-gcinfo"' in page
+    assert re.search(r"table\.gctoy-gcinfo td,table\.gctoy-gcinfo th\{padding:2px 10px", page)
     rows = re.findall(r"<tr style=\"([^\"]*)\"", page)
     assert rows and all("background:" in r and "color:#1a1a1a" in r for r in rows)
