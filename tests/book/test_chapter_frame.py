@@ -106,3 +106,13 @@ def test_every_chapter_shows_a_widget_with_its_state_saved(chapter):
     assert views, f"{chapter.path.name} shows no widget"
     state = chapter.notebook["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
     assert set(views) <= set(state.get("state", {})), f"{chapter.path.name}: widget state not saved for every view"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_solutions_are_collapsed_in_the_html_book(chapter):
+    """Every answer and lab cell (nbgrader solution cells) carries myst-nb's hide-input tag: the HTML book
+    built from the instructor's notebooks shows a solution only when the reader opens it."""
+    solutions = [c for c in chapter.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution") is True]
+    assert len(solutions) >= 3
+    bare = [i for i, c in enumerate(chapter.cells) if c in solutions and "hide-input" not in c["metadata"].get("tags", [])]
+    assert not bare, f"{chapter.path.name}: solution cells without hide-input: {bare}"

@@ -85,6 +85,21 @@ def test_every_notebook_and_the_intro_has_a_page(built_book):
         assert page in intro, f"the intro's navigation does not link {page}"
 
 
+def test_solutions_are_collapsed_on_the_pages(built_book):
+    """The answer cells' inputs are inside a closed <details> (myst-nb's hide-input), one per solution cell."""
+    from gctoy.course import load_chapter
+
+    for page in built_book.pages:
+        if not page.startswith("notebooks/") or not (REPO_ROOT / page.replace(".html", ".ipynb")).is_file():
+            continue
+        chapter = load_chapter(REPO_ROOT / page.replace(".html", ".ipynb"))
+        solutions = sum(1 for c in chapter.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution") is True)
+        text = (built_book.html_dir / page).read_text()
+        hidden = len(re.findall(r"<details class=\"[^\"]*\bhide above-input\">", text))
+        assert hidden == solutions, f"{page}: {hidden} collapsed inputs for {solutions} solution cells"
+        assert not re.search(r"<details class=\"[^\"]*hide above-input\" open", text), f"{page}: a solution is open"
+
+
 def test_no_page_declares_an_inline_script_twice(built_book):
     """sphinx-thebe's `const THEBE_JS_URL = ...` used to be on every page twice (a browser error)."""
     for page in built_book.pages:
