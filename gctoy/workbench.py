@@ -302,22 +302,25 @@ def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_ins
         result.problem = Problem("run", "there is no @main to run (define i64 @main())", None)
         return
     outcome = RunOutcome()
+    result.run = outcome
+    if result.records:
+        # one recorded run gives the stepper its states and the pane its output: the program is
+        # compiled and run once (a failure is run again plainly below, for its message)
+        try:
+            trace = record_trace(module, stress=stress, max_states=MAX_STATES,
+                                 max_instructions=max_instructions, max_seconds=max_seconds)
+            outcome.printed, outcome.result = list(trace.printed), trace.result
+            outcome.collections, outcome.stats, outcome.trace = trace.collections, trace.stats, trace
+            return
+        except Exception:  # noqa: BLE001
+            pass
     try:
         done = run_module(module, stress=stress, verify=True, max_instructions=max_instructions,
                           max_seconds=max_seconds)
         outcome.printed, outcome.result = list(done.printed), done.result
         outcome.collections, outcome.stats = done.stats.collections, done.stats.summary()
     except Exception as error:  # noqa: BLE001
-        result.run = outcome
         result.problem = _problem("run", error, source)
-        return
-    result.run = outcome
-    if result.records:
-        try:
-            outcome.trace = record_trace(module, stress=stress, max_states=MAX_STATES,
-                                         max_instructions=max_instructions, max_seconds=max_seconds)
-        except Exception:  # noqa: BLE001 - the run itself worked; the stepper is a bonus
-            outcome.trace = None
 
 
 def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: bool,
