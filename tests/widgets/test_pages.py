@@ -6,21 +6,8 @@ import pytest
 
 from gctoy.runtime.no_roots import with_and_without_stack_map
 from gctoy.widgets.pages import ButtonPages, outcome_html
+from test_workbench import PROGRAM   # one object kept across a collection, its field 42 printed
 
-PROGRAM = """\
-declare i8 addrspace(1)* @gc_alloc(i64, i64)
-declare void @gc_collect()
-declare void @print_i64(i64)
-define i64 @main() gc "statepoint-example" {
-  %a = call i8 addrspace(1)* @gc_alloc(i64 2, i64 0)
-  %p = bitcast i8 addrspace(1)* %a to i64 addrspace(1)*
-  store i64 42, i64 addrspace(1)* %p
-  call void @gc_collect()
-  %v = load i64, i64 addrspace(1)* %p
-  call void @print_i64(i64 %v)
-  ret i64 0
-}
-"""
 
 
 def test_without_the_stack_map_the_program_reads_the_poisoned_old_space():
