@@ -9,7 +9,6 @@ from `file://` in Debian's Chromium driven by Playwright, with every request tha
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import textwrap
@@ -23,8 +22,7 @@ import pytest
 
 from gctoy import book
 from gctoy.book import BookError, BuildReport
-from browser_support import CHROMIUM_ARGS, SHOWN_TEXT, chromium_path, drag_slider
-from oracles import CHROMIUM, skip_missing
+from browser_support import SHOWN_TEXT, drag_slider
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BOOK_DIR = REPO_ROOT / "book"
@@ -193,23 +191,6 @@ def test_the_chosen_widget_notebooks_are_the_steppers_and_choosers():
 
 
 # ---------------------------------------------------------------- in the browser
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Debian's Chromium under Playwright (no `playwright install`)."""
-    from playwright import sync_api  # part of the [test] extra
-
-    executable = chromium_path()
-    if executable is None:
-        configured = os.environ.get("GCTOY_CHROMIUM")
-        if configured:
-            skip_missing(CHROMIUM, f"GCTOY_CHROMIUM={configured} is not a file")
-        skip_missing(CHROMIUM, "no Chromium found (Debian: apt-get install chromium; or set GCTOY_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
 
 
 @dataclass

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import CHROMIUM_ARGS, SHOWN_TEXT, chromium_path, interact
+from browser_support import SHOWN_TEXT, interact
 from course_notebooks import NOTEBOOKS, ROOT
-from oracles import CHROMIUM, skip_missing
 
 CHAPTERS = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -83,19 +82,6 @@ def lab(tmp_path_factory):
     log.close()
 
 
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright import sync_api  # part of the [test] extra
-
-    executable = chromium_path()
-    if executable is None:
-        skip_missing(CHROMIUM, "no Chromium found (Debian: apt-get install chromium; or set GCTOY_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
-
-
 def _menu(page, menu: str, item: str) -> None:
     page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
@@ -128,9 +114,9 @@ def _run_all(page, timeout_s: float) -> None:
 
 @pytest.mark.browser
 @pytest.mark.parametrize("name", CHAPTERS, ids=[n[:2] for n in CHAPTERS])
-def test_chapter_runs_in_jupyterlab_and_its_widget_responds(lab, chromium, name):
+def test_chapter_runs_in_jupyterlab_and_its_widget_responds(lab, browser, name):
     base, token = lab
-    page = chromium.new_page(viewport={"width": 1440, "height": 900})
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
     page.set_default_timeout(60000)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
