@@ -286,6 +286,26 @@ def test_each_widget_is_drawn_once_and_reacts_without_a_kernel(visit, stem):
     if page.locator(".math").count():
         page.wait_for_selector("mjx-container")
     seen.assert_self_contained()
+    assert seen.errors == [], f"script errors on the page: {seen.errors}"
+
+
+@pytest.mark.browser
+def test_chapter_04_graphs_fit_the_column_and_chapter_15_cells_have_room(visit):
+    """Two layout defects seen at 1440x900: the last RS4GC phases drew a graph wider than the book's
+    column (the right half needed sideways scrolling), and the GC-info explorer's cells had no padding."""
+    seen = visit(_chapter("04"))
+    output = _widget_outputs(seen.page).first
+    drag_slider(seen.page, output, 1.5)                       # the last phase: the widest graph
+    seen.page.wait_for_timeout(300)
+    widths = output.evaluate("""el => Array.from(el.querySelectorAll('svg')).filter(s => s.getBoundingClientRect().width > 0)
+        .map(s => [s.getBoundingClientRect().width, s.parentElement.getBoundingClientRect().width])""")
+    assert widths, "no graph drawn"
+    assert all(svg <= box + 1 for svg, box in widths), f"graph wider than its column: {widths}"
+    seen = visit(_chapter("15"))
+    output = _widget_outputs(seen.page).first
+    padding = output.evaluate("""el => { const td = el.querySelector('table.gctoy-gcinfo td');
+        const s = getComputedStyle(td); return [parseFloat(s.paddingLeft), parseFloat(s.paddingRight)]; }""")
+    assert padding[0] >= 4 and padding[1] >= 8, f"explorer cells without room: {padding}"
 
 
 @pytest.mark.browser
