@@ -156,3 +156,73 @@ def _shut_down_kernels(base: str, token: str) -> None:
     for session in sessions:
         request = urllib.request.Request(f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE")
         urllib.request.urlopen(request, timeout=30).close()
+
+
+TYPED = """declare i8 addrspace(1)* @gc_alloc(i64, i64)
+declare void @gc_collect()
+declare void @print_i64(i64)
+
+define i64 @main() gc "statepoint-example" {
+  %a = call i8 addrspace(1)* @gc_alloc(i64 2, i64 0)
+  %p = bitcast i8 addrspace(1)* %a to i64 addrspace(1)*
+  store i64 1234, i64 addrspace(1)* %p
+  call void @gc_collect()
+  call void @gc_collect()
+  %v = load i64, i64 addrspace(1)* %p
+  call void @print_i64(i64 %v)
+  ret i64 0
+}
+"""
+
+
+@pytest.mark.browser
+def test_workbench_runs_what_the_reader_types(lab, browser):
+    """Chapter 08's workbench in JupyterLab: type a program, Run, see it through the passes, Keystone and
+    Unicorn (its output and the stepper), pick a record and see its call highlighted; then type bad IR
+    and bad assembly and see the message in the widget, with the kernel still there."""
+    base, token = lab
+    name = next(n for n in CHAPTERS if n.startswith("08_"))
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.set_default_timeout(60000)
+    try:
+        page.goto(f"{base}/lab/workspaces/workbench/tree/{name}?token={token}&reset")
+        page.wait_for_selector(".jp-Notebook .jp-Cell")
+        _accept_kernel(page)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
+        _run_all(page, timeout_s=240)
+        bench = page.locator(".jp-Notebook .jp-OutputArea-output:has(.widget-textarea)").first
+        bench.scroll_into_view_if_needed()
+        editor = bench.locator(".widget-textarea textarea")
+        run = bench.locator("button", has_text="Run").first
+        status = bench.locator(".widget-html-content", has_text="passes,").first
+
+        editor.fill("")
+        editor.type(TYPED, delay=0)                       # typed, key by key, as a reader would
+        run.click()
+        page.wait_for_function("el => el.innerText.includes('printed [1234], 4 collections')",
+                               arg=status.element_handle(), timeout=60000)
+        assert "no problems" in bench.inner_text()
+        bench.locator(".lm-TabBar-tab", has_text="machine code").first.click()
+        record = bench.locator("select:has(option:text-is('(none)'))").first   # the record chooser
+        record.select_option(index=2)                     # record 1 (choice 0 is "(none)")
+        page.wait_for_function("el => el.querySelectorAll('tr.call.hot').length === 1", arg=bench.element_handle())
+
+        editor.fill("define i64 @main() {\n  ret i32 0\n}\n")
+        run.click()
+        page.wait_for_function("el => el.innerText.includes('line 2, column')", arg=bench.element_handle())
+        assert "parse" in bench.locator(".widget-html-content", has_text="parse").first.inner_text()
+
+        bench.locator(".widget-toggle-button", has_text="assembly").first.click()
+        editor.fill('nop\n.incbin "/etc/hostname"\n')
+        run.click()
+        page.wait_for_function("el => el.innerText.includes(\"'.incbin' is not allowed\")", arg=bench.element_handle())
+        editor.fill("mov rax, 5\nadd rax, 3\nret\n")
+        run.click()
+        page.wait_for_function("el => el.innerText.includes('returned after 3 instructions')", arg=bench.element_handle())
+    except BaseException:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "jupyterlab-workbench.png"), full_page=False)
+        raise
+    finally:
+        page.close()
+        _shut_down_kernels(base, token)
