@@ -120,6 +120,8 @@ class IRResult:
     code: list[CodeLine] = field(default_factory=list)
     records: list[RecordLink] = field(default_factory=list)
     gcinfo: str = ""            # x86-32: the GC info of each function, as gcdump text
+    #: shadow-stack lowering: (function, the FrameMap global as IR) for each function with roots
+    frame_maps: list[tuple[str, str]] = field(default_factory=list)
     run: RunOutcome | None = None
     problem: Problem | None = None
 
@@ -137,6 +139,12 @@ class AsmStep:
     text: str
     registers: dict[str, int]
     changed: tuple[str, ...]
+    #: the words on top of the stack after the step: (address, value), from the stack pointer up
+    stack: tuple[tuple[int, int], ...] = ()
+
+
+#: how many stack words each assembly step records
+STACK_WORDS = 8
 
 
 @dataclass
@@ -243,6 +251,9 @@ def run_ir(
         after = print_module(module)
         result.stages.append(Stage(step, after, _diff(current, after)))
         current = after
+    prefix = "@__gc_"   # gctoy.runtime.shadowstack.FRAME_MAP_PREFIX, as printed
+    result.frame_maps = [(line.split(" = ", 1)[0][len(prefix):], line) for line in current.splitlines()
+                         if line.startswith(prefix)]
     if target == "x86-32":
         _lower_x86_32(module, result, text, execute, stress, max_instructions, max_seconds)
     else:
@@ -410,7 +421,7 @@ def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_ST
             stop = machine.run(max_instructions=1)
             now = dict(machine.regs())
             changed = tuple(name for name, value in now.items() if registers.get(name) != value)
-            result.steps.append(AsmStep(index, pc, text_at.get(pc, "?"), now, changed))
+            result.steps.append(AsmStep(index, pc, text_at.get(pc, "?"), now, changed, _stack_words(machine)))
             registers = now
             if machine.returned():
                 result.stopped = f"returned after {index + 1} instructions; rax/eax = {machine.return_value():#x}"
@@ -428,6 +439,18 @@ def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_ST
         if close is not None:
             close()
     return result
+
+
+def _stack_words(machine) -> tuple[tuple[int, int], ...]:
+    """Up to STACK_WORDS words from the stack pointer up (fewer near the top of the stack)."""
+    words = []
+    for k in range(STACK_WORDS):
+        address = machine.sp + k * machine.word
+        try:
+            words.append((address, machine.read_word(address)))
+        except Exception:  # noqa: BLE001 - past the top of the stack
+            break
+    return tuple(words)
 
 
 _LINE_PREFIX = re.compile(r"^line (\d+):\s*", re.I)

@@ -51,10 +51,15 @@ def test_ir_on_x86_32_has_gc_info_and_runs():
     assert result.run.printed == [42]
 
 
-def test_shadow_stack_lowering_runs():
+def test_shadow_stack_lowering_runs_and_shows_its_frame_maps():
     result = run_ir(PROGRAM, ("rewrite-statepoints-for-gc", "shadow-stack lowering"))
     assert result.ok, result.problem
     assert "llvm_gc_root_chain" in result.stages[-1].ir and result.run.printed == [42]
+    assert [fn for fn, _ in result.frame_maps] == ["main"] and "i32 1, i32 0" in result.frame_maps[0][1]
+    from gctoy.viz.workbench import records_html
+
+    page = records_html(result.records, frame_maps=result.frame_maps)
+    assert "FrameMap" in page and "@main" in page and "i32 1, i32 0" in page
 
 
 def test_assembly_playground_bytes_lines_and_steps():
@@ -97,6 +102,7 @@ loop:
 """, "run", None),
     "statepoint on x86-32": (PROGRAM, "x86-32 lowering", None),
     "empty text": ("", "run", None),
+    "division by zero in the guest": ("define i64 @main() {\n  %q = udiv i64 1, 0\n  ret i64 %q\n}\n", "run", None),
 }
 
 
@@ -144,3 +150,16 @@ def test_an_endless_loop_stops_at_the_step_limit():
 def test_unknown_step_is_a_problem_not_an_exception():
     result = run_ir(PROGRAM, ("no-such-pass",))
     assert result.problem.stage == "pipeline" and all(name in result.problem.message for name in PIPELINE_STEPS)
+
+
+def test_assembly_steps_show_the_stack():
+    result = run_assembly("push 7\npush 9\npop rax\npop rbx\nret\n")
+    assert result.ok
+    after_pushes = result.steps[1]
+    assert [value for _, value in after_pushes.stack[:2]] == [9, 7]
+    addresses = [address for address, _ in after_pushes.stack]
+    assert addresses == sorted(addresses) and addresses[0] == after_pushes.registers["rsp"]
+    from gctoy.viz.workbench import asm_html
+
+    page = asm_html(result, 1)
+    assert "<b>stack</b>" in page and "<td>0x9</td>" in page and "<td>0x7</td>" in page

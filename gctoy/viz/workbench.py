@@ -80,8 +80,15 @@ def code_html(code: list[CodeLine], records: list[RecordLink] = (), highlight: i
     return f'{STYLE}<div class="gctoy-wb"><table>{"".join(rows)}</table></div>'
 
 
-def records_html(records: list[RecordLink], highlight: int | None = None) -> str:
-    """The stack-map records (or GC-info call sites), each with its call's address and its locations."""
+def records_html(records: list[RecordLink], highlight: int | None = None,
+                 frame_maps: list[tuple[str, str]] = ()) -> str:
+    """The stack-map records (or GC-info call sites), each with its call's address and its locations; after
+    a shadow-stack lowering, each function's FrameMap (NumRoots, NumMeta, the metadata) instead."""
+    if frame_maps:
+        rows = "".join(f"<tr><td>@{_e(fn)}</td><td>{_e(text)}</td></tr>" for fn, text in frame_maps)
+        return (f'{STYLE}<div class="gctoy-wb"><div>shadow stack: no stack map; the collector walks the '
+                f"chain of StackEntry records, each pointing at its function's FrameMap "
+                f"({{NumRoots, NumMeta}}, then the metadata)</div><table>{rows}</table></div>")
     if not records:
         return f'{STYLE}<div class="gctoy-wb">(no stack-map records: the program has no safepoints)</div>'
     rows = []
@@ -107,6 +114,7 @@ def run_html(run: RunOutcome | None) -> str:
 def asm_html(result: AsmResult, step: int | None = None) -> str:
     """The playground after ``step`` instructions: the code with the next instruction marked, and the registers."""
     current = None
+    index = 0
     registers: dict[str, int] = {}
     changed: tuple[str, ...] = ()
     if result.steps:
@@ -116,9 +124,12 @@ def asm_html(result: AsmResult, step: int | None = None) -> str:
         current = result.steps[index + 1].address if index + 1 < len(result.steps) else None
     regs = "".join(f'<tr class="{"hot" if name in changed else ""}"><td>{_e(name)}</td><td>{value:#x}</td></tr>'
                    for name, value in registers.items())
+    stack = result.steps[index].stack if result.steps else ()
+    words = "".join(f"<tr><td>{address:#x}</td><td>{value:#x}</td></tr>" for address, value in stack)
+    memory = f"<div><b>stack</b> (from the stack pointer up)</div><table>{words}</table>" if words else ""
     return (f'{STYLE}<div class="gctoy-wb" style="display:flex; gap:16px; flex-wrap:wrap">'
             f"<div>{code_html(result.code, current=current)}</div><div><table>{regs}</table>"
-            f"<div>{_e(result.stopped)}</div></div></div>")
+            f"<div>{_e(result.stopped)}</div></div><div>{memory}</div></div>")
 
 
 def summary_text(result: IRResult) -> str:

@@ -123,7 +123,8 @@ class Workbench(widgets.VBox):
         highlights = [None] + [r.index for r in result.records]
         self.code_pane.children = [widgets.HTML(view.code_html(result.code, result.records, highlight=h)
                                                 if result.code else "") for h in highlights]
-        self.records_pane.children = [widgets.HTML(view.records_html(result.records, highlight=h))
+        self.records_pane.children = [widgets.HTML(view.records_html(result.records, highlight=h,
+                                                                     frame_maps=result.frame_maps))
                                       for h in highlights]
         self.record.options = [("(none)", -1)] + [(r.summary, r.index) for r in result.records]
         self.record.index = 0

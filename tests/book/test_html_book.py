@@ -309,6 +309,16 @@ def test_chapter_04_graphs_fit_the_column_and_chapter_15_cells_have_room(visit):
 
 
 @pytest.mark.browser
+def test_chapter_03_slider_counts_phases_as_its_pages_do(visit):
+    """The RS4GC stepper's pages say "phase 1 of 7"; its slider used to start at 0."""
+    seen = visit(_chapter("03"))
+    output = _widget_outputs(seen.page).first
+    readout = output.locator(".widget-readout").first.inner_text().strip()
+    shown = output.evaluate(SHOWN_TEXT)
+    assert readout == "1" and "phase 1 of" in shown, (readout, shown[:200])
+
+
+@pytest.mark.browser
 def test_chapter_09_stepper_slider_and_play_change_the_state(visit):
     seen = visit(_chapter("09"))
     output = _widget_outputs(seen.page).first
