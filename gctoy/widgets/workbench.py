@@ -113,7 +113,6 @@ class Workbench(widgets.VBox):
 
     def _show_ir(self, result: IRResult) -> None:
         self.problem.value = view.problem_html(result.problem, self.editor.value)
-        self.status.value = f"<code>{view.summary_text(result)}</code>"
         stages = [widgets.HTML(view.stages_html(result.stages, i)) for i in range(len(result.stages))]
         self.ir_pane.children = stages or [widgets.HTML(view.stages_html([]))]
         self.stage.options = [(f"{i}: {s.name}", i) for i, s in enumerate(result.stages)] or [("(none)", 0)]
@@ -137,6 +136,8 @@ class Workbench(widgets.VBox):
             self.stepper_box.children = [SafepointStepper(trace, python_link=True)]
         else:
             self.stepper_box.children = [widgets.HTML("(no recorded run: the program did not run with a stack map)")]
+        # last, so that the summary appears when every pane is ready
+        self.status.value = f"<code>{view.summary_text(result)}</code>"
 
     def pane_html(self, stack: widgets.Stack) -> str:
         """The HTML a Stack of panes shows now."""

@@ -206,6 +206,13 @@ def test_workbench_runs_what_the_reader_types(lab, browser):
         page.wait_for_function("el => el.innerText.includes('printed [1234], 4 collections')",
                                arg=status.element_handle(), timeout=60000)
         assert "no problems" in bench.inner_text()
+        # the run was recorded: the stepper tab steps through it
+        bench.locator(".lm-TabBar-tab", has_text="stepper").first.click()
+        stepper = bench.locator(".widget-vbox:has(.widget-play)").last
+        shown = "el => { const v = el.querySelectorAll('.widget-vbox'); return v.length ? v[v.length - 1].innerText : ''; }"
+        page.wait_for_function(f"el => /state 0\\/\\d+/.test(({shown})(el))", arg=bench.element_handle())
+        stepper.locator("button", has_text="step").first.click()          # runs Python: the kernel turns the page
+        page.wait_for_function(f"el => /state 1\\/\\d+/.test(({shown})(el))", arg=bench.element_handle())
         bench.locator(".lm-TabBar-tab", has_text="machine code").first.click()
         record = bench.locator("select:has(option:text-is('(none)'))").first   # the record chooser
         record.select_option(index=2)                     # record 1 (choice 0 is "(none)")
