@@ -91,6 +91,7 @@ class CodeLine:
     label: str = ""            # a symbol that starts here (function name, statepoint label)
     record: int | None = None  # the stack-map record whose call this is
     source_line: int | None = None  # assembly mode: the reader's line
+    source: str = ""           # IR mode: the line of gctoy's assembly text that Keystone made these bytes from
 
 
 @dataclass(frozen=True)
@@ -293,14 +294,20 @@ def _link_code(result: IRResult, compiled, arch: str, sites, what: str) -> None:
     labels = {address: name for name, address in image.symbols.items()}
     listing = _disassemble(image.code, base, arch)
     by_end = {address + len(data): address for address, data, _ in listing}
+    from gctoy.emu.source import split_source
+
+    # gctoy's own assembly text, line by line beside Keystone's bytes and Capstone's reading of them
+    # (one instruction statement per decoded instruction; left out if the two ever disagree in count)
+    statements = [line.text for line in split_source(compiled.asm_text) if line.kind == "insn"]
+    sources = statements if len(statements) == len(listing) else [""] * len(listing)
     calls: dict[int, int] = {}
     for index, (function, ra, summary, locations) in enumerate(sites):
         call = by_end.get(ra)
         if call is not None:
             calls[call] = index
         result.records.append(RecordLink(index, function, ra, call, f"{what} {index}: {summary}", locations))
-    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address))
-                   for address, data, text in listing]
+    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address), source=source)
+                   for (address, data, text), source in zip(listing, sources)]
 
 
 def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_instructions: int,

@@ -39,6 +39,13 @@ def test_ir_end_to_end_stages_code_records_and_run():
         assert call.text.startswith("call") and call.record == record.index
         assert call.address + len(call.data) == record.return_address
     assert result.run.printed == [42] and result.run.result == 7 and result.run.collections >= 1
+    # gctoy's assembly line beside Keystone's bytes and Capstone's reading of them
+    assert all(line.source for line in result.code)
+    calls = [line for line in result.code if line.record is not None]
+    assert [line.source.split()[0] for line in calls] == ["call"] * 3 and "gc_collect" in calls[1].source
+    from gctoy.viz.workbench import code_html
+
+    assert "gctoy's assembly" in code_html(result.code, result.records)
     assert result.run.trace is not None and len(result.run.trace.states) > 3
 
 

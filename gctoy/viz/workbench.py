@@ -65,7 +65,11 @@ def code_html(code: list[CodeLine], records: list[RecordLink] = (), highlight: i
     """The machine code: address, bytes, instruction; calls with a record are tinted, ``highlight``'s call
     (a record index) and the instruction at ``current`` (an address) stand out."""
     hot_call = next((r.call_address for r in records if r.index == highlight), None)
+    with_source = any(line.source for line in code)
     rows = []
+    if with_source:
+        rows.append("<tr><th></th><th>gctoy's assembly</th><th>address</th><th>Keystone's bytes</th>"
+                    "<th>Capstone's reading</th><th></th></tr>")
     for line in code:
         classes = []
         if line.record is not None:
@@ -75,7 +79,8 @@ def code_html(code: list[CodeLine], records: list[RecordLink] = (), highlight: i
         label = f"<td>{_e(line.label)}:</td>" if line.label else "<td></td>"
         link = f"<td>&larr; record {line.record}</td>" if line.record is not None else "<td></td>"
         source = f"<td>{line.source_line}</td>" if line.source_line is not None else ""
-        rows.append(f'<tr class="{" ".join(classes)}" data-address="{line.address:#x}">{source}{label}'
+        asm = f"<td>{_e(line.source)}</td>" if with_source else ""
+        rows.append(f'<tr class="{" ".join(classes)}" data-address="{line.address:#x}">{source}{label}{asm}'
                     f"<td>{line.address:#x}</td><td>{_e(line.data.hex(' '))}</td><td>{_e(line.text)}</td>{link}</tr>")
     return f'{STYLE}<div class="gctoy-wb"><table>{"".join(rows)}</table></div>'
 
