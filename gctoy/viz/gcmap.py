@@ -32,6 +32,7 @@ from ..emu.image import stub_address
 from ..errors import GCToyError
 from ..passes.lower_barriers import CARD_COUNT, CARD_DIRTY, CARD_SHIFT, HEAP_BASE
 from ..strategy import ALL_POINT_KINDS, GCStrategy, PointKind
+from .html import PRE_STYLE
 
 #: Background colour of each safe point kind in the HTML listing.
 KIND_COLOURS = {
@@ -40,7 +41,7 @@ KIND_COLOURS = {
     PointKind.PRE_CALL: "#e3f2fd",
     PointKind.POST_CALL: "#f3e5f5",
 }
-_PRE = '<pre style="font-size:12px;line-height:1.35;overflow-x:auto">'
+_PRE = f'<pre style="{PRE_STYLE}">'
 
 
 def _yes(flag: bool) -> str:

@@ -14,6 +14,7 @@ import itertools
 
 from gctoy.ir import parse_module
 from gctoy.ir.printer import print_function
+from gctoy.viz.html import PRE_STYLE as _PRE
 from gctoy.passes import run
 
 __all__ = ["SWITCHES", "poll_pages", "placed_polls"]
@@ -21,7 +22,7 @@ __all__ = ["SWITCHES", "poll_pages", "placed_polls"]
 SWITCHES = ("no-entry", "no-backedge", "no-call")
 _STYLE = """<style>
 .gctoy-pp { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
-.gctoy-pp pre { margin: 0; white-space: pre; }
+.gctoy-pp pre { margin: 0; white-space: pre; word-break: normal; }
 .gctoy-pp .add { background: rgba(40, 180, 60, 0.22); }
 </style>"""
 
@@ -51,7 +52,7 @@ def poll_pages(ir_text: str, function: str) -> dict[str, str]:
             if line.startswith("+ "):
                 rows.append(f'<pre class="add">{html.escape(line[2:])}</pre>')
             elif line.startswith("  "):
-                rows.append(f"<pre>{html.escape(line[2:])}</pre>")
+                rows.append(f'<pre style="{_PRE}">{html.escape(line[2:])}</pre>')
         count = placed_polls(original, after)
         head = f"<div><b>{html.escape(_options(off))}</b>: {count} poll{'s' if count != 1 else ''} placed</div>"
         pages[label] = f'{_STYLE}<div class="gctoy-pp">{head}{"".join(rows)}</div>'

@@ -42,6 +42,7 @@ from ..passes.rewrite_statepoints import RS4GCOptions, is_gc_leaf_call
 from ..passes.rs4gc_trace import PhaseSnapshot, trace_rs4gc
 from ._graphviz import has_dot, render_svg
 from .cfg import cfg_graph
+from .html import PRE_STYLE
 
 #: The phases in which the pass holds live sets of its own (drawn as the "live across" lines).
 ANALYSIS_PHASES = ("liveness", "bases", "liveness with bases", "rematerialization")
@@ -74,11 +75,11 @@ class PhasePage:
         """The page as an HTML fragment: title, note, CFG (SVG, or the IR when ``dot`` is missing), summary."""
         picture = (f'<div style="overflow-x:auto">{self.svg}</div>' if self.svg is not None else
                    '<div><i>(Graphviz\'s <code>dot</code> is not installed: the IR instead of the CFG)</i></div>'
-                   f'<pre style="font-size:12px">{html.escape(self.ir)}</pre>')
+                   f'<pre style="{PRE_STYLE}">{html.escape(self.ir)}</pre>')
         return (f"<div><b>@{html.escape(self.function)} &mdash; {html.escape(self.title())}</b></div>"
                 f"<div style=\"max-width:60em\">{html.escape(self.note)}</div>"
                 + picture +
-                f'<pre style="font-size:12px;line-height:1.35">{html.escape(self.summary)}</pre>')
+                f'<pre style="{PRE_STYLE}">{html.escape(self.summary)}</pre>')
 
 
 class PhaseLiveness:

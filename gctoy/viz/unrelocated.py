@@ -11,6 +11,7 @@ import html
 
 from gctoy.ir.analysis.numbering import LocalNames
 from gctoy.ir.printer import print_instruction
+from gctoy.viz.html import PRE_STYLE as _PRE
 from gctoy.ir.types import VOID
 from gctoy.ir.values import Function
 from gctoy.passes.verify_safepoints import UnrelocatedUse, find_unrelocated_uses
@@ -19,7 +20,7 @@ __all__ = ["use_label", "use_page_html", "unrelocated_pages"]
 
 _STYLE = """<style>
 .gctoy-uv { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
-.gctoy-uv pre { margin: 0; white-space: pre; }
+.gctoy-uv pre { margin: 0; white-space: pre; word-break: normal; }
 .gctoy-uv .path { background: rgba(60, 120, 230, 0.12); }
 .gctoy-uv .sp { background: rgba(240, 180, 0, 0.40); }
 .gctoy-uv .use { background: rgba(220, 50, 50, 0.30); font-weight: bold; }
@@ -37,7 +38,7 @@ def use_page_html(fn: Function, use: UnrelocatedUse) -> str:
     """The function with ``use``'s path, statepoint and use marked."""
     names = LocalNames(fn)
     on_path = set(use.path)
-    lines = [f'<pre>define @{html.escape(fn.name)}(...) {{</pre>']
+    lines = [f'<pre style="{_PRE}">define @{html.escape(fn.name)}(...) {{</pre>']
     for block in fn.blocks:
         label = names(block)
         cls = "path" if label in on_path else ""
@@ -49,7 +50,7 @@ def use_page_html(fn: Function, use: UnrelocatedUse) -> str:
             if inst is use.instruction:
                 mark = "use"
             lines.append(f'<pre class="{mark}">  {html.escape(print_instruction(inst))}</pre>')
-    lines.append("<pre>}</pre>")
+    lines.append(f'<pre style="{_PRE}">}}</pre>')
     path = " → ".join(use.path)
     kind = "poisoned (relocated on some paths only)" if use.poisoned else "unrelocated"
     head = (f'<div class="msg">{html.escape(use.message)}<br>{kind}; path: {html.escape(path)}</div>')
