@@ -399,24 +399,22 @@ def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_ST
         result.problem = Problem("assemble", "the text assembles to no bytes: type some instructions")
         return result
     listing = _disassemble(code, DEFAULT_BASE, arch)
-    # pair the reader's statements with Capstone's instructions (data directives take their size)
+    # pair the reader's statements with Capstone's instructions by address (data directives take their
+    # size); where the two stop agreeing, the remaining instructions are left without a line
+    size_at = {a: len(d) for a, d, _ in listing}
     source_of: dict[int, int] = {}
     address = DEFAULT_BASE
-    insns = iter(listing)
-    by_address = {a: (a, d, t) for a, d, t in listing}
-    try:
-        for line in split_source(text):
-            if line.kind == "insn":
-                insn = by_address.get(address) or next(insns)
-                source_of[insn[0]] = line.number
-                address = insn[0] + len(insn[1])
-            elif line.kind == "directive":
-                size = directive_size(line, address)
-                if size is None:
-                    break
-                address += size
-    except StopIteration:
-        pass
+    for line in split_source(text):
+        if line.kind == "insn":
+            if address not in size_at:
+                break
+            source_of[address] = line.number
+            address += size_at[address]
+        elif line.kind == "directive":
+            size = directive_size(line, address)
+            if size is None:
+                break
+            address += size
     result.code = [CodeLine(a, d, t, source_line=source_of.get(a)) for a, d, t in listing]
     machine = Machine(Image(code=code, arch=arch), arch=arch)
     machine.enter(DEFAULT_BASE)
@@ -425,7 +423,7 @@ def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_ST
     try:
         for index in range(max_steps):
             pc = machine.pc
-            stop = machine.run(max_instructions=1)
+            machine.run(max_instructions=1)
             now = dict(machine.regs())
             changed = tuple(name for name, value in now.items() if registers.get(name) != value)
             result.steps.append(AsmStep(index, pc, text_at.get(pc, "?"), now, changed, _stack_words(machine)))
@@ -433,7 +431,6 @@ def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_ST
             if machine.returned():
                 result.stopped = f"returned after {index + 1} instructions; rax/eax = {machine.return_value():#x}"
                 break
-            del stop
         else:
             result.stopped = f"stopped after {max_steps} instructions (the step limit)"
     except Exception as error:  # noqa: BLE001
