@@ -33,7 +33,11 @@ class Workbench(widgets.VBox):
         self.mode = widgets.ToggleButtons(options=["IR", "assembly"], value=mode, description="mode",
                                           tooltips=["LLVM IR through gctoy's passes and lowering",
                                                     "x86 assembly: Keystone's bytes, one step at a time on Unicorn"])
+        # continuous_update=False: the text reaches the kernel once, when the editor loses focus (as it does
+        # when Run is pressed), not once per key; a per-key sync can still be queued in the browser when
+        # Run's click arrives, and the kernel would run a half-typed program
         self.editor = widgets.Textarea(value=source, layout=widgets.Layout(width="100%", height=height),
+                                       continuous_update=False,
                                        placeholder="type LLVM IR (define i64 @main() ...) or x86 assembly")
         self.steps = {name: widgets.Checkbox(value=name in steps, description=name, indent=False,
                                              layout=widgets.Layout(width="auto"))

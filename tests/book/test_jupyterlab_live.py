@@ -205,7 +205,7 @@ def test_workbench_runs_what_the_reader_types(lab, browser):
         editor.type(TYPED, delay=0)                       # typed, key by key, as a reader would
         run.click()
         page.wait_for_function("el => el.innerText.includes('printed [1234], 4 collections')",
-                               arg=status.element_handle(), timeout=60000)
+                               arg=status.element_handle(), timeout=120000)
         assert "no problems" in bench.inner_text()
         # the run was recorded: the stepper tab steps through it
         bench.locator(".lm-TabBar-tab", has_text="stepper").first.click()
