@@ -456,6 +456,7 @@ class _FunctionRewriter:
             sp = I.Call(sp_fty, decl, args, tail=call.tail, **kw)
         block = call.parent
         block.insert_before(call, sp)
+        sp.loc = call.loc  # errors about the statepoint point at the call it replaces
         self.uses.add(sp)
         r.statepoint = sp
         if deoptimize:  # control never comes back: the 'ret' after it goes (and its use of the result)
