@@ -167,6 +167,16 @@ def splat_scalar_gep_bases(fn, names: NameUniquer, llvm: int) -> None:
             inst.ops[0] = splat
 
 
+def is_noop_pointer_cast(v: Value) -> bool:
+    """A bitcast or same-space addrspacecast between pointers, or between vectors of pointers (no code)."""
+    if not isinstance(v, I.Cast) or v.opcode not in ("bitcast", "addrspacecast"):
+        return False
+    src, dst = v.value.type, v.type
+    if isinstance(src, VectorType) and isinstance(dst, VectorType):
+        src, dst = src.element, dst.element
+    return isinstance(src, PointerType) and isinstance(dst, PointerType) and src.addrspace == dst.addrspace
+
+
 def relocate_type(ty: Type, opaque: bool) -> Type:
     """The type a gc.relocate of a value of type ``ty`` returns (``i8 addrspace(1)*``, or a vector of it)."""
     elem = ty.element if isinstance(ty, VectorType) else ty

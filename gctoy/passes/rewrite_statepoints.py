@@ -48,7 +48,8 @@ from ..ir.values import (
 )
 from . import register
 from .base_pointers import BaseFinder, strip_pointer_casts
-from .base_vectors import is_handled_gc_type, is_opaque_gc_type, relocate_type, splat_scalar_gep_bases
+from .base_vectors import (is_handled_gc_type, is_noop_pointer_cast, is_opaque_gc_type, relocate_type,
+                           splat_scalar_gep_bases)
 from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public names)
     DEOPTIMIZE,
     DEOPTIMIZE_TARGET,
@@ -695,8 +696,7 @@ def _remat_chain(v: Value, base: Value) -> list[I.Instruction] | None:
         if isinstance(cur, I.GetElementPtr):
             chain.append(cur)
             cur = cur.pointer
-        elif isinstance(cur, I.Cast) and cur.opcode in ("bitcast", "addrspacecast") \
-                and isinstance(cur.type, PointerType) and cur.type.addrspace == cur.value.type.addrspace:
+        elif is_noop_pointer_cast(cur):
             chain.append(cur)
             cur = cur.value
         elif isinstance(cur, I.Phi) and isinstance(base, I.Phi) and _equivalent_phis(cur, base):
