@@ -424,7 +424,13 @@ class _Printer:
         if isinstance(x, I.InsertElement):
             return f"insertelement {self.typed(x.vector)}, {self.typed(x.element)}, {self.typed(x.index)}"
         if isinstance(x, I.ShuffleVector):
-            return f"shufflevector {self.typed(x.ops[0])}, {self.typed(x.ops[1])}, {self.typed(x.mask_value)}"
+            mask = x.mask_value
+            if self.opaque and isinstance(mask, ConstantAggregate):  # LLVM >= 15 spells a free lane poison
+                mask = ConstantAggregate(mask.type, tuple(Poison(e.type) if isinstance(e, Undef) else e
+                                                          for e in mask.elements))
+            elif self.opaque and isinstance(mask, Undef):
+                mask = Poison(mask.type)
+            return f"shufflevector {self.typed(x.ops[0])}, {self.typed(x.ops[1])}, {self.typed(mask)}"
         if isinstance(x, I.CallBase):
             return self.call(x)
         raise TypeError(f"cannot print {type(x).__name__}")
