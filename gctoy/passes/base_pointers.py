@@ -190,7 +190,9 @@ class BaseFinder:
         if self.prune_self_inputs and strip_pointer_casts(inp) is node:
             return True
         b = self.base_or_bdv(inp)
-        return strip_pointer_casts(inp) is b and id(b) not in states
+        s = strip_pointer_casts(inp)
+        # LLVM's constants are unique per type: a null (or zeroinitializer) input *is* its own base
+        return (s is b or (isinstance(s, (ConstantNull, ZeroInitializer)) and s == b)) and id(b) not in states
 
     def _input_state(self, inp: Value, states, state) -> tuple[int, Value | None]:
         b = self.base_or_bdv(inp)
