@@ -91,15 +91,15 @@ class BaseFinder:
 
     _UNKNOWN, _BASE, _CONFLICT = 0, 1, 2
 
-    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool = False,
-                 llvm: int | None = None):
+    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool | None = None,
+                 llvm: int = 14):
         self.names = names
-        #: whose vector rules to follow after the lattice (14, or 19 for any release from 15)
-        self.llvm = llvm if llvm is not None else (19 if prune_self_inputs else 14)
+        #: the LLVM release whose rules to follow where 14 and later releases differ
+        self.llvm = llvm
         #: LLVM 19 (``llvm=15`` and up; releases 15 to 18 not checked): a phi whose inputs are bases
         #: *or the phi itself* is its own base (LLVM 14 keeps such a loop phi in the lattice, where it
         #: takes the base of its other inputs)
-        self.prune_self_inputs = prune_self_inputs
+        self.prune_self_inputs = llvm >= 15 if prune_self_inputs is None else prune_self_inputs
         self.metadata_ref = metadata_ref
         #: id(value) -> its base (for BDVs resolved by the lattice, and everything asked)
         self.cache: dict[int, Value] = {}

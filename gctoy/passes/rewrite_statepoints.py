@@ -48,8 +48,7 @@ from ..ir.values import (
 )
 from . import register
 from .base_pointers import BaseFinder, strip_pointer_casts
-from .base_vectors import (is_handled_gc_type, is_noop_pointer_cast, is_opaque_gc_type, relocate_type,
-                           splat_scalar_gep_bases)
+from .base_vectors import is_handled_gc_type, is_noop_pointer_cast, is_opaque_gc_type, relocate_type, splat_scalar_gep_bases
 from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public names)
     DEOPTIMIZE,
     DEOPTIMIZE_TARGET,
@@ -274,8 +273,7 @@ class _FunctionRewriter:
             r.live = live.live_at(r.call)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
-        finder = BaseFinder(self.names, self._empty_metadata_ref, prune_self_inputs=self.options.llvm >= 15,
-                            llvm=self.options.llvm)
+        finder = BaseFinder(self.names, self._empty_metadata_ref, llvm=self.options.llvm)
         # One map for the whole function, filled call by call: the last call to see a value decides
         # its base (a value in one call's deopt bundle is its own base only until a later call
         # finds its base the ordinary way) — LLVM 14 works like this.

@@ -198,6 +198,26 @@ m:
   call void @safepoint()
   ret i8 addrspace(1)* %x
 }""",
+    # a base put into an all-null vector: every lane is a base, the vector is its own base
+    "insert_into_zero": """
+define <2 x i8 addrspace(1)*> @f(i8 addrspace(1)* %obj) gc "statepoint-example" {
+entry:
+  %v = insertelement <2 x i8 addrspace(1)*> zeroinitializer, i8 addrspace(1)* %obj, i32 1
+  call void @safepoint()
+  ret <2 x i8 addrspace(1)*> %v
+}""",
+    # the same rule for a scalar: a phi of null and a base is its own base
+    "phi_of_null": """
+define i8 addrspace(1)* @f(i8 addrspace(1)* %obj, i1 %c) gc "statepoint-example" {
+entry:
+  br i1 %c, label %a, label %m
+a:
+  br label %m
+m:
+  %p = phi i8 addrspace(1)* [ null, %entry ], [ %obj, %a ]
+  call void @safepoint()
+  ret i8 addrspace(1)* %p
+}""",
     # an invoke: the vector is relocated on both edges
     "invoke": """
 define <2 x i8 addrspace(1)*> @f(<2 x i8 addrspace(1)*> %pair) gc "statepoint-example" personality i32 ()* @personality {
