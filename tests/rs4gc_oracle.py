@@ -30,9 +30,11 @@ How output values are matched to input values:
 * a phi named ``.N`` (mem2reg's) -> the single input value its incoming values stand for
   (cycles through loops are cut);
 * ``X.remat``/``X.remat3`` -> ``X``; an unnamed ``X`` is found by opcode and operands;
-* an ``!is_base_value`` phi/select named ``X.base`` -> ``base-of(X)``; an unnamed one
-  (``base_phi``, ``base_select``) -> ``base-of`` the next original instruction of its block
-  (RS4GC puts it right before the phi/select it is the base of).
+* an ``!is_base_value`` phi/select (or extractelement/insertelement/shufflevector, for
+  vectors) named ``X.base`` -> ``base-of(X)``; an unnamed one (``base_phi``, ``base_select``,
+  ``base_ee``, ``base_ie``, ``base_sv``) -> ``base-of`` the next original instruction of its
+  block (RS4GC puts it right before the node it is the base of); the base of the broadcast
+  RS4GC makes of a scalar GEP base (``.splat.base``) -> ``%.splat``.
 
 Anything else raises :class:`OracleError` (so a new output shape is noticed, not guessed).
 """
@@ -59,7 +61,9 @@ Pair = tuple[str, str]
 _REMAT = re.compile(r"^(.*)\.remat\d*$")
 _BASE = re.compile(r"^(.*)\.base\d*$")
 _MEM2REG = re.compile(r"^\.\d+$")
-_BASE_NODE_KINDS = (I.Phi, I.Select)
+_BASE_NODE_KINDS = (I.Phi, I.Select, I.ExtractElement, I.InsertElement, I.ShuffleVector)
+#: the broadcast RS4GC builds of a GEP's scalar base when its indices are vectors
+_SPLAT = re.compile(r"^\.splat(insert)?\d*$")
 
 
 class OracleError(Exception):
@@ -342,6 +346,8 @@ class _Mapper:
         m = _BASE.match(node.name or "")
         if m and m.group(1) in self.src.by_name:
             return self.src.name_of(self.src.by_name[m.group(1)])
+        if m and _SPLAT.match(m.group(1)):
+            return "%" + m.group(1)
         insts = node.parent.instructions
         for nxt in insts[insts.index(node) + 1:]:
             if _is_base_node(nxt) or (nxt.name and _MEM2REG.match(nxt.name)) or \

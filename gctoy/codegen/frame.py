@@ -46,6 +46,7 @@ from ..ir.types import (
     StructType,
     TokenType,
     Type,
+    VectorType,
     VoidType,
 )
 from ..ir.intrinsics import is_statepoint_name
@@ -206,6 +207,25 @@ def _outgoing_args(call: I.CallBase) -> int:
     return len(call.args)
 
 
+def _has_slot_at(inst: I.Instruction) -> bool:
+    try:
+        return has_slot(inst)
+    except CodegenError as e:
+        raise located(e, inst) from None
+
+
+def refuse_vector_gc_live(function: Function) -> None:
+    """A statepoint relocating a vector of GC pointers is refused at its ``file:line:col``.
+
+    gctoy's code generator keeps every value in one 8-byte slot, so it has no place for
+    a vector's lanes in a stack map record: it says so rather than emit wrong code."""
+    for inst in function.instructions():
+        if isinstance(inst, I.CallBase) and Statepoint.is_statepoint(inst):
+            if any(isinstance(v.type, VectorType) for v in Statepoint.of(inst).gc_args):
+                raise located(CodegenError("vector of GC pointers live across a statepoint is not supported "
+                                           "by gctoy llc"), inst)
+
+
 class Frame:
     """The fixed stack layout of one function: offsets from ``rsp`` after the prologue."""
 
@@ -216,6 +236,7 @@ class Frame:
         self._allocas: dict[int, int] = {}
         max_args = 0
         allocas: list[I.Alloca] = []
+        refuse_vector_gc_live(function)
         values: list[Value] = [a for a in function.args if has_slot(a)]
         phis: list[I.Phi] = []
         for inst in function.instructions():
@@ -223,7 +244,7 @@ class Frame:
                 max_args = max(max_args, _outgoing_args(inst))
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
-            elif has_slot(inst):
+            elif _has_slot_at(inst):
                 values.append(inst)
                 if isinstance(inst, I.Phi):
                     phis.append(inst)

@@ -10,6 +10,8 @@ from . import instructions as I
 from .keywords import CALLING_CONVENTIONS, TAIL_KINDS, WRAP_FLAGS
 from .types import VOID, FloatType, FunctionType, IntType, PointerType, Type, VectorType
 from .values import Attribute, BasicBlock, ConstantInt, Value
+from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, inst_insertelement,
+                                        inst_shufflevector)
 
 
 class InstructionParser:
@@ -110,8 +112,11 @@ class InstructionParser:
         src = self.type_()
         self.expect(",")
         tok = self.peek()
-        p = self.pointer_operand()
-        if p.type.pointee is not None and p.type.pointee != src:
+        p = self.typed_value()
+        pty = gep_pointer_type(p.type)
+        if pty is None:
+            raise self.err("expected a pointer or a vector of pointers", tok[2])
+        if pty.pointee is not None and pty.pointee != src:
             raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
         idx = []
         while self.at(",") and self.peek(1)[0] != "METAVAR":
@@ -121,6 +126,9 @@ class InstructionParser:
             if not isinstance(v.type, (IntType, VectorType)):
                 raise self.err("getelementptr index must be an integer", t[2])
             idx.append(v)
+        lanes = {v.type.count for v in (p, *idx) if isinstance(v.type, VectorType)}
+        if len(lanes) > 1:
+            raise self.err("getelementptr vector operands must have the same number of elements", tok[2])
         try:
             return I.GetElementPtr(src, p, idx, inbounds)
         except ValueError as e:
@@ -510,6 +518,9 @@ _HANDLERS = {
     "insertvalue": InstructionParser.inst_insertvalue,
     "call": InstructionParser.inst_call,
     "invoke": InstructionParser.inst_invoke,
+    "extractelement": inst_extractelement,
+    "insertelement": inst_insertelement,
+    "shufflevector": inst_shufflevector,
 }
 _HANDLERS.update({op: InstructionParser.inst_cast for op in I.CAST_OPS})
 _HANDLERS.update({op: InstructionParser.inst_binary for op in (*I.BINARY_OPS, *I.FLOAT_OPS)})

@@ -181,11 +181,12 @@ class GetElementPtr(_Simple):
 
     def __init__(self, source_type: Type, pointer: Value, indices: list[Value], inbounds: bool = False,
                  name: str | None = None, opaque: bool = False):
-        ptr_ty = pointer.type
+        lanes = next((v.type.count for v in (pointer, *indices) if isinstance(v.type, VectorType)), 0)
+        ptr_ty = pointer.type.element if isinstance(pointer.type, VectorType) else pointer.type
         assert isinstance(ptr_ty, PointerType), ptr_ty
-        result = indexed_type(source_type, indices)
-        rtype = PointerType(None if opaque or ptr_ty.is_opaque else result, ptr_ty.addrspace)
-        super().__init__(rtype, name)
+        rtype: Type = PointerType(None if opaque or ptr_ty.is_opaque else indexed_type(source_type, indices),
+                                  ptr_ty.addrspace)
+        super().__init__(VectorType(lanes, rtype) if lanes else rtype, name)  # vector GEP: an address per lane
         self.source_type = source_type
         self.ops = [pointer, *indices]
         self.inbounds = inbounds
@@ -613,3 +614,5 @@ def is_token_type(ty: Type) -> bool:
 def int_width(ty: Type) -> int | None:
     """Bit width of an integer type, else None."""
     return ty.bits if isinstance(ty, IntType) else None
+
+from .vector_instructions import ExtractElement, InsertElement, ShuffleVector  # noqa: E402,F401  (re-exported)

@@ -419,6 +419,18 @@ class _Printer:
             return f"extractvalue {self.typed(x.ops[0])}, " + ", ".join(map(str, x.indices))
         if isinstance(x, I.InsertValue):
             return f"insertvalue {self.typed(x.ops[0])}, {self.typed(x.ops[1])}, " + ", ".join(map(str, x.indices))
+        if isinstance(x, I.ExtractElement):
+            return f"extractelement {self.typed(x.vector)}, {self.typed(x.index)}"
+        if isinstance(x, I.InsertElement):
+            return f"insertelement {self.typed(x.vector)}, {self.typed(x.element)}, {self.typed(x.index)}"
+        if isinstance(x, I.ShuffleVector):
+            mask = x.mask_value
+            if self.opaque and isinstance(mask, ConstantAggregate):  # LLVM >= 15 spells a free lane poison
+                mask = ConstantAggregate(mask.type, tuple(Poison(e.type) if isinstance(e, Undef) else e
+                                                          for e in mask.elements))
+            elif self.opaque and isinstance(mask, Undef):
+                mask = Poison(mask.type)
+            return f"shufflevector {self.typed(x.ops[0])}, {self.typed(x.ops[1])}, {self.typed(mask)}"
         if isinstance(x, I.CallBase):
             return self.call(x)
         raise TypeError(f"cannot print {type(x).__name__}")

@@ -19,7 +19,7 @@ from .gcroot_rules import gc_intrinsic_problems
 from .intrinsics import RELOCATE, RESULT, STATEPOINT, base_name, is_relocate_name, is_result_name
 from .module import Module, resolve_attrs
 from .statepoint import Statepoint, StatepointForm, source_location, token_statepoint
-from .types import I1, VOID, FunctionType, IntType, PointerType, TokenType, is_gc_pointer
+from .types import I1, VOID, FunctionType, IntType, PointerType, TokenType, VectorType, is_gc_pointer
 from .values import Argument, BasicBlock, Function
 
 
@@ -278,8 +278,9 @@ class _FunctionVerifier:
         elif tty is not None:
             self.check_target_args(call, sp, tty)
         for v in sp.gc_args:
-            if not isinstance(v.type, PointerType):
-                self.report(call, f"gc.statepoint GC pointer argument {_describe(v)} is not a pointer")
+            if _pointer_of(v.type) is None:
+                self.report(call, f"gc.statepoint GC pointer argument {_describe(v)} is not a pointer "
+                                  "or a vector of pointers")
         for user in self.token_users(call):
             if not (isinstance(user, I.Call) and (is_relocate_name(user.callee_name)
                                                    or is_result_name(user.callee_name))):
@@ -344,12 +345,15 @@ class _FunctionVerifier:
                 return
         base = sp.gc_pointer(call.args[1].value)
         derived = sp.gc_pointer(call.args[2].value)
-        if not isinstance(derived.type, PointerType) or not isinstance(base.type, PointerType):
-            self.report(call, "gc.relocate: relocated values must be pointers")
+        dptr, bptr, rptr = _pointer_of(derived.type), _pointer_of(base.type), _pointer_of(call.type)
+        if dptr is None or bptr is None:
+            self.report(call, "gc.relocate: relocated values must be pointers or vectors of pointers")
             return
-        if not isinstance(call.type, PointerType) or call.type.addrspace != derived.type.addrspace:
+        if isinstance(call.type, VectorType) != isinstance(derived.type, VectorType):
+            self.report(call, "gc.relocate: vector relocates to vector and pointer to pointer")
+        elif rptr is None or rptr.addrspace != dptr.addrspace:
             self.report(call, "gc.relocate: its type must be a pointer in the derived pointer's address space")
-        if is_gc_pointer(derived.type) != is_gc_pointer(base.type):
+        if is_gc_pointer(dptr) != is_gc_pointer(bptr):
             self.report(call, "gc.relocate: base and derived pointers must be in the same address space")
 
     def check_result(self, call: I.Call) -> None:
@@ -367,6 +371,13 @@ class _FunctionVerifier:
         tty = sp.target_type
         if tty is not None and tty.ret != call.type:
             self.report(call, f"gc.result type '{call.type}' does not match the target's return type '{tty.ret}'")
+
+
+def _pointer_of(ty) -> PointerType | None:
+    """The pointer type of a pointer or of a vector of pointers' lanes, else None."""
+    if isinstance(ty, VectorType):
+        ty = ty.element
+    return ty if isinstance(ty, PointerType) else None
 
 
 def _block_name(fn: Function, b: BasicBlock) -> str:

@@ -28,8 +28,10 @@ from __future__ import annotations
 from typing import Callable
 
 from ..ir import instructions as I
-from ..ir.types import PointerType
-from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Value
+from ..ir.types import PointerType, VectorType
+from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Value, ZeroInitializer
+from .base_vectors import (VECTOR_BDV_NODES, base_ee_for, base_name_for, bdv_inputs, fill_vector_base,
+                           forced_conflict, vector_base_placeholder, vector_bdv)
 from .naming import NameUniquer
 
 IS_BASE_VALUE = "is_base_value"
@@ -37,6 +39,8 @@ IS_BASE_VALUE = "is_base_value"
 
 def strip_pointer_casts(v: Value) -> Value:
     """Look through pointer bitcasts, address space casts and all-zero GEPs (LLVM's stripPointerCasts)."""
+    if not isinstance(v.type, PointerType):
+        return v  # vectors of pointers are not stripped
     while True:
         if isinstance(v, I.Cast) and v.opcode in ("bitcast", "addrspacecast") and isinstance(v.type, PointerType):
             v = v.value
@@ -49,6 +53,8 @@ def strip_pointer_casts(v: Value) -> Value:
 
 def base_defining_value(v: Value) -> tuple[Value, bool]:
     """``(bdv, known)``: the BDV of ``v`` and whether it is known to be a base."""
+    if isinstance(v.type, VectorType):
+        return vector_bdv(v, base_defining_value)
     while True:
         if isinstance(v, Argument):
             return v, True
@@ -66,7 +72,7 @@ def base_defining_value(v: Value) -> tuple[Value, bool]:
             continue
         if isinstance(v, I.Instruction) and any(k == IS_BASE_VALUE for k, _ in v.metadata):
             return v, True
-        if isinstance(v, (I.Phi, I.Select)):
+        if isinstance(v, (I.Phi, I.Select, I.ExtractElement)):
             return v, False
         return v, True
 
@@ -74,6 +80,8 @@ def base_defining_value(v: Value) -> tuple[Value, bool]:
 def _inputs(node: Value) -> list[Value]:
     if isinstance(node, I.Phi):
         return [v for v, _ in node.incoming]
+    if isinstance(node, VECTOR_BDV_NODES):
+        return bdv_inputs(node)
     assert isinstance(node, I.Select)
     return [node.true_value, node.false_value]
 
@@ -83,12 +91,15 @@ class BaseFinder:
 
     _UNKNOWN, _BASE, _CONFLICT = 0, 1, 2
 
-    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool = False):
+    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool | None = None,
+                 llvm: int = 14):
         self.names = names
+        #: the LLVM release whose rules to follow where 14 and later releases differ
+        self.llvm = llvm
         #: LLVM 19 (``llvm=15`` and up; releases 15 to 18 not checked): a phi whose inputs are bases
         #: *or the phi itself* is its own base (LLVM 14 keeps such a loop phi in the lattice, where it
         #: takes the base of its other inputs)
-        self.prune_self_inputs = prune_self_inputs
+        self.prune_self_inputs = llvm >= 15 if prune_self_inputs is None else prune_self_inputs
         self.metadata_ref = metadata_ref
         #: id(value) -> its base (for BDVs resolved by the lattice, and everything asked)
         self.cache: dict[int, Value] = {}
@@ -153,6 +164,16 @@ class BaseFinder:
                 if new != state[id(node)]:
                     state[id(node)] = new
                     changed = True
+        # 3b. vectors: a lane of a base vector, or a base of the wrong shape (vector or scalar)
+        for node in order:
+            kind, value = state[id(node)]
+            if kind != self._BASE:
+                continue
+            if forced_conflict(node, value, self.llvm):
+                state[id(node)] = (self._CONFLICT, None)
+            elif isinstance(value.type, VectorType) and not isinstance(node.type, VectorType):
+                state[id(node)] = ((self._BASE, base_ee_for(node, value, self.names, self.metadata_ref()))
+                                   if isinstance(node, I.ExtractElement) else (self._CONFLICT, None))
         # 4. a base instruction beside each node in conflict; the others take their base
         for node in order:
             kind, value = state[id(node)]
@@ -169,7 +190,9 @@ class BaseFinder:
         if self.prune_self_inputs and strip_pointer_casts(inp) is node:
             return True
         b = self.base_or_bdv(inp)
-        return strip_pointer_casts(inp) is b and id(b) not in states
+        s = strip_pointer_casts(inp)
+        # LLVM's constants are unique per type: a null (or zeroinitializer) input *is* its own base
+        return (s is b or (isinstance(s, (ConstantNull, ZeroInitializer)) and s == b)) and id(b) not in states
 
     def _input_state(self, inp: Value, states, state) -> tuple[int, Value | None]:
         b = self.base_or_bdv(inp)
@@ -187,10 +210,11 @@ class BaseFinder:
         return a if _same(a[1], b[1]) else (self._CONFLICT, None)
 
     def _insert_base(self, node: Value) -> I.Instruction:
-        kind = "phi" if isinstance(node, I.Phi) else "select"
-        name = f"{node.name}.base" if node.name else f"base_{kind}"
+        name = base_name_for(node)
         if isinstance(node, I.Phi):
             base: I.Instruction = I.Phi(node.type, [])
+        elif isinstance(node, VECTOR_BDV_NODES):
+            base = vector_base_placeholder(node)
         else:
             base = I.Select(node.condition, node.true_value, node.false_value)
         base.name = self.names.unique(name)
@@ -207,6 +231,9 @@ class BaseFinder:
                 if id(block) not in chosen:
                     chosen[id(block)] = self._cast_to(self._base_for_input(inp), node.type, block.terminator)
                 base.add_incoming(chosen[id(block)], block)
+        elif isinstance(node, VECTOR_BDV_NODES):
+            fill_vector_base(node, base, lambda inp, at: self._cast_to(self._base_for_input(inp), inp.type, at),
+                             self.llvm)
         else:
             t = self._cast_to(self._base_for_input(node.true_value), node.type, base)
             f = self._cast_to(self._base_for_input(node.false_value), node.type, base)
@@ -220,6 +247,8 @@ class BaseFinder:
         if v.type == ty:
             return v
         if isinstance(v, Constant):
+            if isinstance(v, ZeroInitializer):
+                return ZeroInitializer(ty)
             return ConstantNull(ty) if isinstance(v, ConstantNull) else v
         cast = I.Cast("bitcast", v, ty, name=self.names.unique("cast"))
         before.parent.insert_before(before, cast)
@@ -229,4 +258,6 @@ class BaseFinder:
 def _same(a: Value | None, b: Value | None) -> bool:
     if a is b:
         return True
+    if isinstance(a, ZeroInitializer) or isinstance(b, ZeroInitializer):
+        return a == b  # LLVM's zeroinitializer is one value per type
     return isinstance(a, ConstantNull) and isinstance(b, ConstantNull)

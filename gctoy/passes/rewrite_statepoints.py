@@ -34,7 +34,7 @@ from ..ir.analysis import predecessors, unreachable_blocks
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
 from ..ir.module import Module, resolve_attrs
 from ..ir.statepoint import Statepoint, StatepointForm, target_attrs
-from ..ir.types import I8, I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
+from ..ir.types import I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
 from ..ir.values import (
     Attribute,
     BasicBlock,
@@ -48,6 +48,7 @@ from ..ir.values import (
 )
 from . import register
 from .base_pointers import BaseFinder, strip_pointer_casts
+from .base_vectors import is_handled_gc_type, is_noop_pointer_cast, is_opaque_gc_type, relocate_type, splat_scalar_gep_bases
 from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public names)
     DEOPTIMIZE,
     DEOPTIMIZE_TARGET,
@@ -254,6 +255,7 @@ class _FunctionRewriter:
         if not calls:
             return []
         self.normalize_invokes(calls)
+        splat_scalar_gep_bases(self.fn, self.names, self.options.llvm)
         records = [SafepointRecord(c) for c in calls]
         self.observe("tidy", self.fn, records)
         self.records = records
@@ -262,8 +264,8 @@ class _FunctionRewriter:
         holders = []
         for r in records:
             deopt = r.call.bundle("deopt")
-            gc_deopt = [v for v in (deopt.inputs if deopt else []) if isinstance(v.type, PointerType)
-                        and v.type.addrspace == 1 and not isinstance(v, Constant)]
+            gc_deopt = [v for v in (deopt.inputs if deopt else []) if is_handled_gc_type(v.type)
+                        and not isinstance(v, Constant)]
             holders += self._hold(r.call, gc_deopt)
         # 3. liveness at each call: live before the call, minus its own result
         live = OrderedLiveness(self.fn)
@@ -271,7 +273,7 @@ class _FunctionRewriter:
             r.live = live.live_at(r.call)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
-        finder = BaseFinder(self.names, self._empty_metadata_ref, prune_self_inputs=self.options.llvm >= 15)
+        finder = BaseFinder(self.names, self._empty_metadata_ref, llvm=self.options.llvm)
         # One map for the whole function, filled call by call: the last call to see a value decides
         # its base (a value in one call's deopt bundle is its own base only until a later call
         # finds its base the ordinary way) — LLVM 14 works like this.
@@ -453,6 +455,7 @@ class _FunctionRewriter:
             sp = I.Call(sp_fty, decl, args, tail=call.tail, **kw)
         block = call.parent
         block.insert_before(call, sp)
+        sp.loc = call.loc  # errors about the statepoint point at the call it replaces
         self.uses.add(sp)
         r.statepoint = sp
         if deoptimize:  # control never comes back: the 'ret' after it goes (and its use of the result)
@@ -541,14 +544,13 @@ class _FunctionRewriter:
 
     def _relocates(self, r: SafepointRecord, token: Value, block: BasicBlock, at: int,
                    gc_live: list[Value], edge: str) -> None:
-        opaque = any(isinstance(v.type, PointerType) and v.type.is_opaque for v in gc_live)
+        opaque = any(is_opaque_gc_type(v.type) for v in gc_live)
         made: list[tuple[Value, Value]] = []
         position: dict[int, int] = {}
         for i, v in enumerate(gc_live):
             position.setdefault(id(v), i)
         for i, v in enumerate(gc_live):
-            space = v.type.addrspace
-            rty = PointerType(None if opaque else I8, space)
+            rty = relocate_type(v.type, opaque)
             rdecl = self.m.get_or_declare(
                 f"llvm.experimental.gc.relocate.{mangle(rty)}", FunctionType(rty, (TOKEN, I32, I32), False),
                 fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
@@ -692,8 +694,7 @@ def _remat_chain(v: Value, base: Value) -> list[I.Instruction] | None:
         if isinstance(cur, I.GetElementPtr):
             chain.append(cur)
             cur = cur.pointer
-        elif isinstance(cur, I.Cast) and cur.opcode in ("bitcast", "addrspacecast") \
-                and isinstance(cur.type, PointerType) and cur.type.addrspace == cur.value.type.addrspace:
+        elif is_noop_pointer_cast(cur):
             chain.append(cur)
             cur = cur.value
         elif isinstance(cur, I.Phi) and isinstance(base, I.Phi) and _equivalent_phis(cur, base):

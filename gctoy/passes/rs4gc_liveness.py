@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..ir import instructions as I
 from ..ir.analysis import predecessors
-from ..ir.types import is_gc_pointer
+from .base_vectors import is_handled_gc_type
 from ..ir.values import BasicBlock, Constant, Function, Value
 
 
@@ -80,7 +80,7 @@ def llvm_operands(inst: I.Instruction) -> list[Value]:
 
 
 def _tracked(v: Value) -> bool:
-    return is_gc_pointer(v.type) and not isinstance(v, Constant)
+    return is_handled_gc_type(v.type) and not isinstance(v, Constant)
 
 
 def _walk_back(insts, live: OrderedSet) -> None:
@@ -115,7 +115,7 @@ class OrderedLiveness:
                     work.append(p)
 
         for b in fn.blocks:
-            self.kill[id(b)] = {id(i) for i in b.instructions if is_gc_pointer(i.type)}
+            self.kill[id(b)] = {id(i) for i in b.instructions if is_handled_gc_type(i.type)}
             ls = OrderedSet()
             _walk_back(reversed(b.instructions), ls)
             self.live_set[id(b)] = ls
