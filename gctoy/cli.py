@@ -254,7 +254,7 @@ def _llc_x86_32(args) -> int:
     from .codegen.symbols import mangle
     from .codegen.x86_32 import compile_module32
     from .coreclr import encode, gcdump
-    from .coreclr.emit_gcinfo import module_gcinfo
+    from .codegen.gcinfo32 import module_gcinfo
 
     try:
         module = _read_module(args.input, args.implicit_declarations, not args.disable_verify)
@@ -350,7 +350,7 @@ def cmd_run(argv: list[str]) -> int:
 
 def cmd_gcinfo_x86(argv: list[str]) -> int:
     """``gctoy gcinfo-x86``: CoreCLR x86 GC info (imported on use, so other commands start faster)."""
-    from .coreclr.command import cmd_gcinfo_x86 as command
+    from .gcinfo_command import cmd_gcinfo_x86 as command
 
     return command(argv)
 

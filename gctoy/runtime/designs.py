@@ -99,7 +99,7 @@ def build_shadow_stack(text: str) -> Built:
 
 def build_x86_gcinfo(text: str) -> Built:
     """The IR as written, lowered to x86-32 (JIT32) with CoreCLR x86 GC info per method."""
-    from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION
+    from gctoy.coreclr.section import GCINFO_SECTION
     from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
     compiled, _ = compile_with_gcinfo(parse_module(text))
