@@ -159,9 +159,9 @@ def callee_loop(n: int, k: int) -> str:
 
 def executed(built: Built) -> tuple[int, int]:
     """(instructions, result) of one run of @main with a heap big enough never to collect."""
-    runtime = make_runtime(built, gc="none", semispace_size=1 << 22)
-    result = runtime.run(max_instructions=None)
-    return runtime.machine.instructions, result.result
+    with make_runtime(built, gc="none", semispace_size=1 << 22) as runtime:
+        result = runtime.run(max_instructions=None)
+        return runtime.machine.instructions, result.result
 
 
 def per_call(design: Design, program: Callable[[int, int], str], n: int, k: int) -> float:

@@ -32,6 +32,7 @@ from gctoy.errors import GCToyError
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
 from gctoy.runtime.elfload import LoadedObject, load_object
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap, OutOfMemory, object_size
+from gctoy.runtime.owner import MachineOwner
 from gctoy.runtime.shadowstack import ROOT_CHAIN, ShadowStackRoots, elf_data_symbols
 from gctoy.runtime.stackwalk import SiteTable, StackWalkError, all_base_slots, roots_of, walk
 from gctoy.runtime.verify_heap import verify_heap
@@ -40,7 +41,7 @@ RUNTIME_ENTRIES = ("gc_alloc", "do_safepoint", "gc_collect", "print_i64")
 GC_MODES = ("semispace", "none")
 
 
-class RuntimeError_(GCToyError):
+class UnsupportedProgram(GCToyError):
     """A program the runtime cannot run (an unknown external, a bad mode)."""
 
 
@@ -128,7 +129,7 @@ class RunResult:
     stats: RunStats
 
 
-class Runtime:
+class Runtime(MachineOwner):
     """The guest runtime bound to one machine."""
 
     def __init__(
@@ -142,10 +143,10 @@ class Runtime:
         roots: RootFinder | None = None,
     ) -> None:
         if gc not in GC_MODES:
-            raise RuntimeError_(f"unknown gc {gc!r}; use one of {', '.join(GC_MODES)}")
+            raise UnsupportedProgram(f"unknown gc {gc!r}; use one of {', '.join(GC_MODES)}")
         unknown = [n for n in loaded.externals if n not in RUNTIME_ENTRIES]
         if unknown:
-            raise RuntimeError_(f"the object calls {', '.join(unknown)}, which the runtime does not provide")
+            raise UnsupportedProgram(f"the object calls {', '.join(unknown)}, which the runtime does not provide")
         self.loaded = loaded
         self.gc, self.stress, self.verify = gc, stress, verify
         self.machine = Machine(loaded.image, heap_size=2 * semispace_size)
@@ -264,8 +265,8 @@ def run_object(
     roots = None
     if loaded.stackmap is None:  # the shadow stack's head and FrameMaps are data symbols
         roots = roots_for(loaded, {**loaded.image.symbols, **elf_data_symbols(path, loaded)})
-    runtime = Runtime(loaded, gc, stress, verify, semispace_size, on_collect, roots=roots)
-    return runtime.run(entry, max_instructions, max_seconds)
+    with Runtime(loaded, gc, stress, verify, semispace_size, on_collect, roots=roots) as runtime:
+        return runtime.run(entry, max_instructions, max_seconds)
 
 
 def load_compiled(module) -> LoadedObject:
@@ -298,9 +299,9 @@ def run_module(
     if (loaded.stackmap is None and ROOT_CHAIN not in loaded.image.symbols
             and any(f.gc == "shadow-stack" for f in module.definitions())):
         roots = ShadowStackRoots(None)  # lowered for a shadow stack, but no function has a root: no chain
-    runtime = Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
-                      on_collect=on_collect, roots=roots)
-    return runtime.run(entry, max_instructions=max_instructions, max_seconds=max_seconds)
+    with Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
+                 on_collect=on_collect, roots=roots) as runtime:
+        return runtime.run(entry, max_instructions=max_instructions, max_seconds=max_seconds)
 
 
 def trace_collection(runtime: Runtime, done: Collection) -> str:
