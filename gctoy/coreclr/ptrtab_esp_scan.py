@@ -20,6 +20,9 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
          regs_offs: int | None = None) -> PtrTableState:
     """What the table says at return address `cur_offs` (the VM's ``scanArgRegTable``, ESP branch).
 
+    Long because it is the VM's loop over the byte codes, one case per code in the VM's order, so
+    the two can be read side by side.
+
     Keyword arguments:
 
     * ``strict`` -- reject reserved codes with `DecodeError`. By default they are read the way the

@@ -14,6 +14,9 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, regs_offs: in
          partial_arg_info: bool = False) -> PtrTableState:
     """What the table says is live at `cur_offs` (the VM's scanArgRegTableI).
 
+    Long because it is the VM's loop over the entries, one case per entry kind in the VM's order,
+    so the two can be read side by side.
+
     Keyword arguments:
 
     * ``regs_offs`` -- the offset used for registers (default `cur_offs`). The VM passes

@@ -65,7 +65,11 @@ def _union_args(tp: Any) -> tuple[Any, ...] | None:
 
 
 def from_json(tp: Any, value: Any, path: str) -> Any:
-    """Convert JSON ``value`` to type ``tp`` (ints, bools, strings, enums, tuples, frozensets, dataclasses)."""
+    """Convert JSON ``value`` to type ``tp`` (ints, bools, strings, enums, tuples, frozensets, dataclasses).
+
+    Long because it is one dispatch over the type forms the descriptions use, a few lines each,
+    sharing the JSON path for the errors.
+    """
     if tp is Any:
         return value
     members = _union_args(tp)

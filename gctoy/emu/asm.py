@@ -296,7 +296,7 @@ class Mismatch:
         return text
 
 
-def _capstone(arch: str):
+def detailed_disassembler(arch: str):
     """A Capstone disassembler with operand details, for the checks."""
     import capstone
 
@@ -389,7 +389,7 @@ def compare_assembly(
     The walk stops at the first disagreement that loses the instruction boundaries
     (a line that decodes to nothing, or bytes left over at the end).
     """
-    md = _capstone(arch)
+    md = detailed_disassembler(arch)
     found: list[Mismatch] = []
     offset = 0
     for line in split_source(text):

@@ -142,7 +142,11 @@ class Collector:
     evacuate: Optional[Evacuate] = None
 
     def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
-        """Evacuate everything reachable from ``roots``; rewrite roots and derived slots."""
+        """Evacuate everything reachable from ``roots``; rewrite roots and derived slots.
+
+        Long because Cheney's algorithm reads best in one piece: `forward`, the scan loop and the
+        rewrites of root and derived slots share the from-space copy and the to-space buffer.
+        """
         heap, machine = self.heap, self.heap.machine
         check = getattr(machine, "check_budget", None)
         from_space, to_space = heap.space, heap.other
