@@ -96,7 +96,8 @@ def _parser() -> argparse.ArgumentParser:
                        description="Encode a JSON method description: keys method_size, header, epilogs, "
                        "no_gc_regions, untracked, lifetimes, pointer_table ('gctoy gcinfo-x86 schema' shows "
                        "their shapes, 'gctoy gcinfo-x86 spec HEX' an example).")
-    e.add_argument("spec", metavar="SPEC.json", help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)")
+    e.add_argument("spec", metavar="SPEC.json",
+                   help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)")
     common(e)
     s = sub.add_parser("spec", help="print the JSON method description of a blob")
     s.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)

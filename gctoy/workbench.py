@@ -343,8 +343,8 @@ def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_ins
 
 def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: bool,
                   max_instructions: int, max_seconds: float) -> None:
-    from gctoy.coreclr.section import GCINFO_SECTION, read_gcinfo_section
     from gctoy.coreclr.gcdump import gcdump
+    from gctoy.coreclr.section import GCINFO_SECTION, read_gcinfo_section
     from gctoy.runtime.run32 import Runtime32
     from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 

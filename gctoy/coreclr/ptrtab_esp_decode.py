@@ -7,8 +7,8 @@ from ..errors import DecodeError
 from .codecs import U32_MAX, decode_dword, decode_unsigned
 from .entries import TableEntry
 from .header import InfoHdr
-from .ptrtab_esp_model import CALLEE_SAVED, MASK_BITS, MAX_PENDING, PATTERNS, EspTable, Op, check_header, read_byte
 from .ptrtab_esp_encode import canonical_ops
+from .ptrtab_esp_model import CALLEE_SAVED, MASK_BITS, MAX_PENDING, PATTERNS, EspTable, Op, check_header, read_byte
 from .ptrtab_esp_raise import raise_ops
 from .tables import CALL_COMMON_DELTA
 

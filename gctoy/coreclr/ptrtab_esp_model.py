@@ -7,7 +7,7 @@ The format itself is described in `gctoy.coreclr.ptrtab_esp`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 from ..errors import DecodeError
 from .codecs import U32_MAX
@@ -72,7 +72,7 @@ class ThisReg:
     reg: str
 
 
-EspEvent = Union[Push, Pop, Kill, Call, ThisReg]
+EspEvent = Push | Pop | Kill | Call | ThisReg
 EVENT_TYPES = (Push, Pop, Kill, Call, ThisReg)
 
 

@@ -43,7 +43,6 @@ follows gcdumpx86.cpp: EBP frames print ``pop  n ptrs`` and ESP frames ``pop  n 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from ..errors import DecodeError
 from .codecs import U32_MAX, GCInfoEncodeError, encode_unsigned
@@ -51,8 +50,6 @@ from .entries import REG_NAMES, REG_NUMBERS, TableEntry
 from .header import InfoHdr
 from .ptrtab_full_ops import ESP_NUMBER, MAX_PTRARG_OFS, InvalidTable, read_ops, register_number
 from .ptrtab_full_scan import scan
-
-
 
 # --------------------------------------------------------------------------- description
 
@@ -113,7 +110,7 @@ class Kill:
     count: int
 
 
-FullEvent = Union[RegLive, RegDead, PushPtr, PushNonPtr, Pop, Kill]
+FullEvent = RegLive | RegDead | PushPtr | PushNonPtr | Pop | Kill
 _REG_EVENTS = (RegLive, RegDead)
 _EVENT_TYPES = (RegLive, RegDead, PushPtr, PushNonPtr, Pop, Kill)
 

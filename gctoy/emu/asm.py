@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import keystone
 
-from gctoy.errors import AssemblerError
 from gctoy.emu.source import (
     ARCHES,
     SYNTAXES,
@@ -44,6 +43,7 @@ from gctoy.emu.source import (
     parse_operands,
     split_source,
 )
+from gctoy.errors import AssemblerError
 
 #: Where code is assembled unless a caller says otherwise (the Image code base).
 DEFAULT_BASE = 0x400000
@@ -405,12 +405,14 @@ def compare_assembly(
             continue
         insn = next(md.disasm(code[offset:], address, 1), None)
         if insn is None:
-            found.append(Mismatch(line, address, code[offset : offset + 15].hex(" "), "no instruction decodes here", "length"))
+            shown = code[offset : offset + 15].hex(" ")
+            found.append(Mismatch(line, address, shown, "no instruction decodes here", "length"))
             return found
         shown = f"{insn.mnemonic} {insn.op_str}".strip()
         offset += insn.size
         if not mnemonics_agree(line.mnemonic, insn.mnemonic, syntax):
-            found.append(Mismatch(line, address, shown, f"expected mnemonic '{line.mnemonic}', found '{insn.mnemonic}'"))
+            problem = f"expected mnemonic '{line.mnemonic}', found '{insn.mnemonic}'"
+            found.append(Mismatch(line, address, shown, problem))
             continue
         bad = _compare_operands(line, insn, arch, syntax)
         if bad is not None:

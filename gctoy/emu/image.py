@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gctoy.errors import AssemblerError
 from gctoy.emu.asm import assemble, assemble_untrusted, check_assembly
 from gctoy.emu.disasm import format_listing
 from gctoy.emu.source import label_names
+from gctoy.errors import AssemblerError
 
 CODE_BASE = 0x0040_0000
 DATA_BASE = 0x0060_0000

@@ -48,7 +48,6 @@ from unicorn import (
 )
 from unicorn import x86_const as X
 
-from gctoy.errors import EmulationFault
 from gctoy.emu.budget import Budget, FunctionIndex, GuestBounds
 from gctoy.emu.counter import make_counter
 from gctoy.emu.disasm import disassemble
@@ -65,6 +64,7 @@ from gctoy.emu.image import (
     Image,
 )
 from gctoy.emu.natives import CONVENTIONS, JIT32_ARGS, SYSV_ARGS, Native, NativeCalls
+from gctoy.errors import EmulationFault
 
 PAGE = 0x1000
 

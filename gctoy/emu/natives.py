@@ -13,8 +13,8 @@ runs its own code.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from unicorn import Uc
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import struct
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional, Union
 
 from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, Space, object_size
 
-Slot = Union[int, str]
+Slot = int | str
 MASK64 = (1 << 64) - 1
 #: how many collection records a run keeps (the most recent ones; GCStats counts them all)
 KEEP_COLLECTIONS = 256
@@ -139,7 +139,7 @@ class Collector:
     heap: Heap
     poison: bool = True
     stats: GCStats = field(default_factory=GCStats)
-    evacuate: Optional[Evacuate] = None
+    evacuate: Evacuate | None = None
 
     def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
         """Evacuate everything reachable from ``roots``; rewrite roots and derived slots.

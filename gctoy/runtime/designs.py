@@ -19,8 +19,8 @@ it. Used by ``bench/bench_designs.py`` and chapter 17.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from gctoy.codegen import compile_module
 from gctoy.codegen.frame import size_of

@@ -26,19 +26,19 @@ R_X86_64_PC32 relocations (S + A is the function's placed address), so the objec
 
 from __future__ import annotations
 
-from ..errors import DecodeError
-
 import io
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from gctoy.emu.image import CODE_BASE, DATA_BASE, Image, stub_address
 from gctoy.errors import GCToyError
 from gctoy.runtime.cfi import EH_FRAME, UnwindTable, read_unwind_table
 from gctoy.stackmap import StackMap, parse
+
+from ..errors import DecodeError
 
 STACKMAP_SECTION = ".llvm_stackmaps"
 #: the most bytes one loaded section (code, data, zero-filled .bss) may take
@@ -93,11 +93,10 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
 
 def _load_object(data: bytes) -> LoadedObject:
     """load_object on the object's bytes (pyelftools' exceptions pass through)."""
+    from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
     from elftools.elf.relocation import RelocationSection
     from elftools.elf.sections import SymbolTableSection
-
-    from elftools.common.exceptions import ELFError
 
     try:
         elf = ELFFile(io.BytesIO(data))

@@ -22,9 +22,10 @@ after each collection. ``gc="none"`` never collects (the heap must hold everythi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from gctoy.emu import Machine
 from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
@@ -89,7 +90,8 @@ def roots_for(loaded: LoadedObject, symbols: dict[str, int] | None = None) -> Ro
     symbols = loaded.image.symbols if symbols is None else symbols
     if loaded.stackmap is None and ROOT_CHAIN in symbols:
         return ShadowStackRoots.for_symbols(symbols)
-    return StackMapRoots(SiteTable(loaded.stackmap, loaded.function_names(), loaded.unwind) if loaded.stackmap else None)
+    sites = SiteTable(loaded.stackmap, loaded.function_names(), loaded.unwind) if loaded.stackmap else None
+    return StackMapRoots(sites)
 
 
 @dataclass

@@ -37,15 +37,16 @@ a GC would. Where the guest stopped decides what happens (`Runtime32.suspend`)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from gctoy.codegen.frame32 import place_arguments, stack_words
 from gctoy.codegen.x86_32 import DIV_HELPERS, CompiledModule32, compile_module32
 from gctoy.emu import Machine
+from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
 from gctoy.ir.types import IntType, PointerType, Type
-from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, Slot
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
 from gctoy.runtime.owner import MachineOwner
@@ -158,7 +159,7 @@ class Runtime32(MachineOwner):
     verify: bool = False
     semispace_size: int = DEFAULT_SEMISPACE
     roots: RootFinder32 | None = None
-    on_collect: Callable[["Runtime32", Collection], None] | None = None
+    on_collect: Callable[[Runtime32, Collection], None] | None = None
     printed: list[int] = field(default_factory=list)
     collections: CollectionLog = field(default_factory=CollectionLog)
     #: outcomes of `suspend` (and hijacked returns) by name, when run with ``interrupt_every``

@@ -4,7 +4,7 @@ named by letter, and what a collection moved (checked against a replay of Cheney
 from __future__ import annotations
 
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 from gctoy.emu.image import RETURN_TRAP, STUB_BASE, STUB_PAGE_SIZE, STUB_SIZE
 from gctoy.runtime.collector import Collection, Slot, read_slot
@@ -222,5 +222,6 @@ def collection_view(done: Collection, before: HeapView, describe: Callable[[Slot
         done.index,
         tuple(SlotUpdate(describe(s), old, new) for s, old, new in done.roots),
         tuple(SlotUpdate(describe(s), old, new) for s, old, new in done.derived),
-        tuple((names[old], old, new) for old, new in forwarding), garbage, done.objects_copied, done.bytes_copied, done.from_space, done.to_space,
+        tuple((names[old], old, new) for old, new in forwarding), garbage, done.objects_copied, done.bytes_copied,
+        done.from_space, done.to_space,
     )
