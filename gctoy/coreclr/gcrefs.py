@@ -135,7 +135,9 @@ def _scan(decoded: DecodedMethod, data: bytes, cur_offs: int, regs_offs: int | N
     and are always asked at the return address.
     """
     hdr = decoded.info.header
-    start = decoded.region("pointer table").start
+    region = decoded.region("pointer table")
+    assert region is not None  # every decoded method has one (empty or not)
+    start = region.start
     module = pointer_table_module(hdr)
     if hdr.interruptible:
         return module.scan(data, start, hdr, cur_offs, regs_offs=regs_offs, partial_arg_info=partial_arg_info)

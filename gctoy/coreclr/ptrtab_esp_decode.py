@@ -145,7 +145,8 @@ class _Parser:
         size, pos = decode_dword(data, pos)
         if size > len(data) - pos or count > size:
             raise DecodeError(pos, f"fat call: {count} offsets in {size} bytes do not fit the data")
-        end, offsets = pos + size, []
+        end = pos + size
+        offsets: list[int] = []
         while pos < end and len(offsets) < count:
             value, pos = decode_unsigned(data, pos)
             offsets.append(value)

@@ -132,7 +132,7 @@ def canonical(table: FullTable) -> FullTable:
     run: list[FullEvent] = []
 
     def flush() -> None:
-        run.sort(key=lambda e: (isinstance(e, RegLive), REG_NUMBERS.get(e.reg, 99)))
+        run.sort(key=lambda e: (isinstance(e, RegLive), REG_NUMBERS.get(getattr(e, "reg", ""), 99)))
         out.extend(run)
         run.clear()
 
@@ -281,7 +281,7 @@ def _encode_event(out: bytearray, event: FullEvent, delta: int, checker: _Checke
         regnum = register_number(event.reg)
         live = isinstance(event, RegLive)
         checker.reg(regnum, live)
-        if live:
+        if isinstance(event, RegLive):
             prefixes(event.interior, event.this)
         out.append((0x40 if live else 0x00) | regnum << 3 | delta)
     elif isinstance(event, PushNonPtr):
@@ -296,13 +296,13 @@ def _encode_event(out: bytearray, event: FullEvent, delta: int, checker: _Checke
         out += encode_unsigned(event.count)
     elif isinstance(event, (PushPtr, Pop)):
         push = isinstance(event, PushPtr)
-        n = event.slot if push else event.count
+        n = event.slot if isinstance(event, PushPtr) else event.count
         _check_count(n, "push slot" if push else "pop count")
         if push:
             checker.push(n)
         else:
             checker.pop(n)
-        interior, this = (event.interior, event.this) if push else (False, False)
+        interior, this = (event.interior, event.this) if isinstance(event, PushPtr) else (False, False)
         if n < 6:
             prefixes(interior, this)
             out.append(0x80 | (0 if push else 0x40) | n << 3 | delta)

@@ -27,6 +27,8 @@ class InvalidTable(Exception):
 
 #: What one entry does.
 OpKind = Literal["reg-live", "reg-dead", "push", "push-non-ptr", "pop", "kill", "skip", "prefix", "end"]
+#: The entries with an Unsigned operand, by code.
+_LONG_FORMS: dict[int, OpKind] = {0xF8: "push", 0xF9: "push-non-ptr", 0xFC: "pop", 0xFD: "kill"}
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ def read_ops(data: bytes, offset: int) -> Iterator[Op]:
         start = pos
         b = data[pos]
         pos += 1
+        kind: OpKind
         value = 0
         delta = 0
         if b in RESERVED_CODES:
@@ -83,7 +86,7 @@ def read_ops(data: bytes, offset: int) -> Iterator[Op]:
             kind, delta = "skip", ((b & 7) + 1) * 8
         elif b in (0xF8, 0xF9, 0xFC, 0xFD):
             value, pos = decode_unsigned(data, pos)
-            kind = {0xF8: "push", 0xF9: "push-non-ptr", 0xFC: "pop", 0xFD: "kill"}[b]
+            kind = _LONG_FORMS[b]
             if b == 0xFC and value == 0:
                 kind = "skip"
             if b in (0xF9, 0xFD) and value == 0:

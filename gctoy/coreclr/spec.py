@@ -77,7 +77,7 @@ def from_json(tp: Any, value: Any, path: str) -> Any:
         if value is None and type(None) in members:
             return None
         choices = [m for m in members if m is not type(None)]
-        classes = [m for m in choices if dataclasses.is_dataclass(m)]
+        classes = [m for m in choices if isinstance(m, type) and dataclasses.is_dataclass(m)]
         if len(classes) > 1 and isinstance(value, dict):
             name = value.get("type")
             match = next((c for c in classes if c.__name__ == name), None)
@@ -128,7 +128,7 @@ def from_json(tp: Any, value: Any, path: str) -> Any:
         item = args[0] if args else Any
         items = [from_json(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
         return {tuple: tuple, list: tuple, frozenset: frozenset, set: frozenset}[origin](items)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise SpecError(path, f"must be an object with the fields of {tp.__name__}, got {json.dumps(value)}")
         hints = typing.get_type_hints(tp)
@@ -192,7 +192,7 @@ def schema_of(tp: Any, seen: set | None = None) -> Any:
     if origin in (tuple, list, frozenset, set):
         args = [a for a in typing.get_args(tp) if a is not Ellipsis]
         return [schema_of(a, seen) for a in args] or ["any"]
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if tp in seen:
             return tp.__name__
         seen.add(tp)

@@ -367,14 +367,14 @@ def _compare_operands(line: SourceLine, insn, arch: str, syntax: str) -> tuple[s
                 w.index is not None and w.scale != g.scale
             ):
                 return "mismatch", f"operand {position}: expected {w.render()}, found {g.render()}", None
-            if w.disp is not None and (w.disp - g.disp) % (1 << bits):
+            if w.disp is not None and (w.disp - (g.disp or 0)) % (1 << bits):
                 return "mismatch", f"operand {position}: expected {w.render()}, found {g.render()}", None
         elif isinstance(w, Reg) and isinstance(g, Reg):
             if w.name != g.name:
                 return "mismatch", f"operand {position}: expected {w.name}, found {g.name}", None
         elif isinstance(w, Imm) and isinstance(g, Imm):
             width = 8 * g.size if g.size else bits
-            if w.value is not None and (w.value - g.value) % (1 << width):
+            if w.value is not None and (w.value - (g.value or 0)) % (1 << width):
                 return "mismatch", f"operand {position}: expected {w.value:#x}, found {g.value:#x}", None
         else:
             return "mismatch", f"operand {position}: expected {w.render()}, found {g.render()}", None

@@ -147,7 +147,8 @@ class Image:
         for name in natives:
             if not _NAME.match(name):
                 raise AssemblerError(f"{name!r} is not a valid native name")
-        data, data_symbols = b"", {}
+        data: bytes = b""
+        data_symbols: dict[str, int] = {}
         if data_text:
             data, data_symbols = _assemble_with_labels(data_text, DATA_BASE, arch, syntax, untrusted, timeout)
         externs = {**data_symbols, **{n: stub_address(i) for i, n in enumerate(natives)}}

@@ -48,7 +48,7 @@ from unicorn import (
 )
 from unicorn import x86_const as X
 
-from gctoy.emu.budget import Budget, FunctionIndex, GuestBounds
+from gctoy.emu.budget import Budget, FunctionIndex
 from gctoy.emu.counter import make_counter
 from gctoy.emu.disasm import disassemble
 from gctoy.emu.image import (
@@ -63,7 +63,7 @@ from gctoy.emu.image import (
     STUB_PAGE_SIZE,
     Image,
 )
-from gctoy.emu.natives import CONVENTIONS, JIT32_ARGS, SYSV_ARGS, Native, NativeCalls
+from gctoy.emu.natives import CONVENTIONS, JIT32_ARGS, SYSV_ARGS, Native, NativeCalls, flush_translations
 from gctoy.errors import EmulationFault
 
 PAGE = 0x1000
@@ -118,7 +118,7 @@ class ClosedEngine:
 TLS_SYMBOL = "__tls_block"
 
 
-class Machine(NativeCalls, GuestBounds):
+class Machine(NativeCalls):
     """An x86-64 or x86-32 Unicorn machine with an Image loaded at the fixed bases."""
 
     def __init__(
@@ -248,7 +248,7 @@ class Machine(NativeCalls, GuestBounds):
         if address < CODE_BASE + len(self.image.code) and address + len(data) > CODE_BASE:
             self._block_insns.clear()
             self.counter.set_range(0, CODE_BASE, self.read(CODE_BASE, len(self.image.code)), self.arch)
-            self.uc.ctl_flush_tb()
+            flush_translations(self.uc)
 
     def read_u64(self, address: int) -> int:
         """An unsigned 64-bit little-endian word."""
@@ -375,7 +375,7 @@ class Machine(NativeCalls, GuestBounds):
         """Install the single-address code hook for ``address`` once."""
         if address not in self._bp_hooks:
             self._bp_hooks[address] = self.uc.hook_add(UC_HOOK_CODE, self._on_stop_hook, begin=address, end=address)
-            self.uc.ctl_flush_tb()  # code translated before the hook existed must see it
+            flush_translations(self.uc)  # code translated before the hook existed must see it
 
     def add_breakpoint(self, address: int) -> None:
         """Stop runs before the instruction at ``address`` executes."""
@@ -392,7 +392,7 @@ class Machine(NativeCalls, GuestBounds):
         if address in self.breakpoints or address not in self._bp_hooks:
             return
         self.uc.hook_del(self._bp_hooks.pop(address))
-        self.uc.ctl_flush_tb()  # translated blocks still call the deleted hook
+        flush_translations(self.uc)  # translated blocks still call the deleted hook
 
     # ----------------------------------------------------------------- running
 
@@ -470,6 +470,7 @@ class Machine(NativeCalls, GuestBounds):
             self.counter.limit = None
             self._skip_once = None
         if reason is StopReason.LIMIT and self._budget_spent():
+            assert self.budget is not None  # spent implies set
             raise self.budget.instruction_error(self.pc, self.where(self.pc), self._describe(self.pc))
         return Stop(reason, self.pc, self.instructions - start_count)
 
@@ -483,7 +484,7 @@ class Machine(NativeCalls, GuestBounds):
         if count:
             # Unicorn plants its instruction counter while translating; blocks translated by
             # an earlier uncounted run would ignore it (and counted blocks would slow later runs).
-            self.uc.ctl_flush_tb()
+            flush_translations(self.uc)
         left = None if self.budget is None else self.budget.seconds_left()
         timeout = 0 if left is None else max(1, int(left * 1_000_000))
         try:
@@ -496,7 +497,7 @@ class Machine(NativeCalls, GuestBounds):
             raise self._fault(err, fault_pc) from None
         finally:
             if count:
-                self.uc.ctl_flush_tb()
+                flush_translations(self.uc)
         if self._pending is not None:
             pending, self._pending = self._pending, None
             self._correct_partial_block(self.pc)
@@ -548,6 +549,7 @@ class Machine(NativeCalls, GuestBounds):
         if self.pc == RETURN_TRAP:
             return Stop(StopReason.RETURNED, RETURN_TRAP, 0)
         if self._budget_spent():
+            assert self.budget is not None  # spent implies set
             raise self.budget.instruction_error(self.pc, self.where(self.pc), self._describe(self.pc))
         self.check_budget()
         self.counter.enabled = False

@@ -15,12 +15,16 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from unicorn import Uc
 
-from gctoy.emu.budget import Budget, FunctionIndex, interrupt_message
-from gctoy.emu.image import STUB_BASE, STUB_PAGE_SIZE, STUB_SIZE, Image, stub_address
+from gctoy.emu.budget import FunctionIndex, GuestBounds, interrupt_message
+from gctoy.emu.image import STUB_BASE, STUB_PAGE_SIZE, STUB_SIZE, stub_address
 from gctoy.errors import EmulationFault
+
+if TYPE_CHECKING:
+    from gctoy.emu.counter import NativeBlockCounter, PythonBlockCounter
 
 #: The calling conventions each architecture's natives and calls may use (the first is the default).
 CONVENTIONS = {"x86_64": ("sysv",), "x86_32": ("cdecl", "jit32")}
@@ -39,22 +43,22 @@ class Native:
     convention: str
 
 
+def flush_translations(uc: Uc) -> None:
+    """Drop Unicorn's translated blocks, so code hooks and stubs changed since are seen."""
+    uc.ctl_flush_tb()  # type: ignore[attr-defined]  # missing from Unicorn's type information
+
+
 def positional_count(fn: Callable) -> int:
     """How many positional parameters ``fn`` takes."""
     params = inspect.signature(fn).parameters.values()
     return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
 
 
-class NativeCalls:
+class NativeCalls(GuestBounds):
     """The Machine's native stubs (a mixin: it uses the Machine's engine, registers and counter)."""
 
-    image: Image
-    uc: Uc
-    arch: str
     convention: str
-    word: int
-    natives: dict[str, Native]
-    budget: Budget | None
+    counter: NativeBlockCounter | PythonBlockCounter
     _natives_by_address: dict[int, Native]
     _natives_signed: dict[int, bool]
     _block_insns: dict[tuple[int, int], int]
@@ -62,6 +66,10 @@ class NativeCalls:
     _pending: BaseException | None
     _ret_reg: int
     _mask: int
+
+    if TYPE_CHECKING:
+        def reg(self, name: str) -> int: ...
+        def signed(self, value: int) -> int: ...
 
     def register_native(
         self,
@@ -102,7 +110,7 @@ class NativeCalls:
         self._block_insns.clear()
         self._describe_stubs()
         self._functions = None
-        self.uc.ctl_flush_tb()
+        flush_translations(self.uc)
         return address
 
     def _describe_stubs(self) -> None:
