@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import struct
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, Space, object_size
@@ -141,7 +141,7 @@ class Collector:
     stats: GCStats = field(default_factory=GCStats)
     evacuate: Evacuate | None = None
 
-    def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
+    def collect(self, roots: Sequence[Slot], derived: Sequence[tuple[Slot, Slot]] = ()) -> Collection:
         """Evacuate everything reachable from ``roots``; rewrite roots and derived slots.
 
         Long because Cheney's algorithm reads best in one piece: `forward`, the scan loop and the
@@ -185,8 +185,9 @@ class Collector:
             derived_values.append((slot, base, read_slot(machine, slot)))
 
         if self.evacuate is not None:
-            moved, copied = self.evacuate(old, new, (from_space.base, from_end), to_space, list(root_values.values()))
-            forwarded = dict(zip(root_values, moved))
+            moved_roots, copied = self.evacuate(old, new, (from_space.base, from_end), to_space,
+                                                list(root_values.values()))
+            forwarded = dict(zip(root_values, moved_roots))
         else:
             forwarded = {slot: forward(value) for slot, value in root_values.items()}
 

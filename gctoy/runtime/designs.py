@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from gctoy.codegen import compile_module
 from gctoy.codegen.frame import size_of
+from gctoy.codegen.x86_32 import CompiledModule32
 from gctoy.ir import parse_module
 from gctoy.passes import run as run_pass
 from gctoy.runtime.elfload import LoadedObject
@@ -40,7 +41,7 @@ ROOT_COUNTS = (0, 1, 2, 4, 8)
 class Built:
     """One program compiled for one design, with its static costs."""
 
-    loaded: object  # LoadedObject (x86-64) or CompiledModule32 (x86-32)
+    loaded: LoadedObject | CompiledModule32  # by target
     code_bytes: int
     metadata_bytes: int  # constant data the collector reads: stack maps, or FrameMaps + chain head
     frame_bytes: int  # per activation, summed over functions: StackEntry words on the machine stack
@@ -56,8 +57,10 @@ def make_runtime(built: Built, *, gc: str = "semispace", stress: bool = False, s
 
         if gc != "none" and roots is None:
             roots = GCInfoRoots()
+        assert isinstance(built.loaded, CompiledModule32)
         return Runtime32(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size,
                          roots=roots if gc != "none" else None)
+    assert isinstance(built.loaded, LoadedObject)
     return Runtime(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size, roots=roots)
 
 

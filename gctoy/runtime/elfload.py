@@ -145,6 +145,7 @@ def _load_object(data: bytes) -> LoadedObject:
             continue
         buffer, offset, address = placed[target]
         if address < 0:
+            assert stackmap_address is not None  # only the stack map is placed at -1
             address = stackmap_address
         if not section.is_RELA():
             raise ObjectLoadError(f"{section.name}: REL relocations are not supported")

@@ -52,6 +52,7 @@ def _run(module, roots_kind: str, max_instructions: int) -> Outcome:
     roots = roots_for(loaded)
     label = "with the stack map"
     if roots_kind == "none":
+        assert isinstance(roots, StackMapRoots)  # the program has statepoints
         roots = NoRoots(roots.sites)
         label = "without a stack map"
     with Runtime(loaded, gc="semispace", stress=False, verify=False, roots=roots) as runtime:

@@ -75,14 +75,17 @@ class StackMapRoots:
 
     def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
         """Walk the frames; their base and derived slots."""
-        if self.sites is None:
-            raise StackWalkError("the program has no stack map (no function with gc \"statepoint-example\" has a "
-                                 "statepoint), so the collector cannot find its roots")
-        return roots_of(walk(machine, self.sites))
+        return roots_of(walk(machine, self._sites()))
 
     def all_slots(self, machine) -> list[Slot]:
         """Every slot the stack map records as a base."""
-        return all_base_slots(walk(machine, self.sites))
+        return all_base_slots(walk(machine, self._sites()))
+
+    def _sites(self) -> SiteTable:
+        if self.sites is None:
+            raise StackWalkError("the program has no stack map (no function with gc \"statepoint-example\" has a "
+                                 "statepoint), so the collector cannot find its roots")
+        return self.sites
 
 
 def roots_for(loaded: LoadedObject, symbols: dict[str, int] | None = None) -> RootFinder:

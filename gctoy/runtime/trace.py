@@ -124,7 +124,7 @@ def statepoint_sites(runtime: Runtime, code: TraceCode) -> list[StatepointSite]:
     """Every statepoint of the program, in address order, with its record's (base, derived) slots."""
     sites = []
     for ra, label in sorted(code.statepoint_label.items()):
-        site = runtime.sites.lookup(ra)
+        site = code.table.lookup(ra)
         call = code.call_before(ra)
         fn = code.function_at(ra)
         pairs = frame_slots(runtime.machine, site, 0, innermost=True)[0]
@@ -159,6 +159,7 @@ def focus_window(code: TraceCode, sites: list[StatepointSite], focus: str | None
         raise TraceError(f"no statepoint {focus!r}; the program has {', '.join(by_label)}")
     focus_ra = by_label[focus].return_address
     call = code.call_before(focus_ra)
+    assert call is not None  # a statepoint's return address follows its call
     k = code.index[call.address]
     fn = code.function_at(focus_ra)
     first = code.index[fn.address] + fn.prologue_instructions
@@ -312,6 +313,7 @@ def record_trace(
     if loaded.stackmap is None:
         raise TraceError("the program has no statepoints, so there is nothing for the collector to see")
     with Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size) as runtime:
+        assert runtime.sites is not None  # the object has a stack map
         stub_names = {n.address: n.name for n in runtime.machine.natives.values()}
         code = TraceCode(compiled, runtime.sites, stub_names)
         sites = statepoint_sites(runtime, code)
