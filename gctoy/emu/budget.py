@@ -27,7 +27,6 @@ from gctoy.errors import EmulationFault
 
 if TYPE_CHECKING:
     from gctoy.emu.image import Image
-    from gctoy.emu.natives import Native
 
 #: the instruction budget of ``gctoy run`` (``--max-instructions``)
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000
@@ -172,7 +171,6 @@ class GuestBounds:
     stack_base: int
     heap_base: int | None
     heap_size: int
-    natives: dict[str, Native]
     _unmapped: tuple[str, int, int] | None
     pc: int
     sp: int
@@ -181,6 +179,7 @@ class GuestBounds:
     if TYPE_CHECKING:
         def read(self, address: int, size: int) -> bytes: ...
         def read_word(self, address: int) -> int: ...
+        def stub_names(self) -> dict[int, str]: ...
 
     def _describe(self, address: int) -> str:
         """The instruction at ``address`` as text, or an empty string if unreadable."""
@@ -257,7 +256,7 @@ class GuestBounds:
         """``in @f at pc 0x...``: the function (or runtime stub) that holds ``pc``."""
         if self._functions is None:
             self._functions = FunctionIndex(self.image.symbols, CODE_BASE, CODE_BASE + len(self.image.code),
-                                            {n.address: n.name for n in self.natives.values()})
+                                            self.stub_names())
         stub = self._functions.stubs.get(pc, self._functions.stubs.get(pc - 1))
         if stub is not None:
             try:

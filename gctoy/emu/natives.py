@@ -59,6 +59,7 @@ class NativeCalls(GuestBounds):
 
     convention: str
     counter: NativeBlockCounter | PythonBlockCounter
+    natives: dict[str, Native]
     _natives_by_address: dict[int, Native]
     _natives_signed: dict[int, bool]
     _block_insns: dict[tuple[int, int], int]
@@ -116,6 +117,10 @@ class NativeCalls(GuestBounds):
     def _describe_stubs(self) -> None:
         """Tell the block counter how the stub page decodes."""
         self.counter.set_range(1, STUB_BASE, self.read(STUB_BASE, STUB_PAGE_SIZE), self.arch)
+
+    def stub_names(self) -> dict[int, str]:
+        """The registered natives' names by stub address."""
+        return {n.address: n.name for n in self.natives.values()}
 
     def native_address(self, name: str) -> int:
         """Where the stub of a registered native lives."""

@@ -314,7 +314,7 @@ def record_trace(
         raise TraceError("the program has no statepoints, so there is nothing for the collector to see")
     with Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size) as runtime:
         assert runtime.sites is not None  # the object has a stack map
-        stub_names = {n.address: n.name for n in runtime.machine.natives.values()}
+        stub_names = runtime.machine.stub_names()
         code = TraceCode(compiled, runtime.sites, stub_names)
         sites = statepoint_sites(runtime, code)
         window = focus_window(code, sites, focus, steps_before, steps_after)
