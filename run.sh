@@ -21,7 +21,7 @@
 #   2. A virtual environment in .venv with `pip install -e '.[test,book]'`, re-run only when
 #      pyproject.toml changes.
 #   3. For `html` only: the book's JavaScript (require.js, the ipywidgets HTML manager, MathJax),
-#      fetched once with `npm pack` into book/_vendor_root (git-ignored; see gctoy/book.py).
+#      fetched once with `npm pack` into book/_vendor_root (git-ignored; see tools/book_build.py).
 #      After that, building and reading the book need no network.
 set -euo pipefail
 
@@ -273,7 +273,7 @@ cmd_html() {
     # Vendors the JavaScript on first use (npm pack; later runs use the copy), builds with
     # Jupyter Book 1.x from the committed outputs and widget states, and checks that every page
     # is there and loads nothing from the network.
-    "$VENV/bin/python" -m gctoy.book build book
+    "$VENV/bin/python" tools/book_build.py build book
 }
 
 cmd_nightly() {

@@ -31,7 +31,7 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from gctoy.codegen import compile_module  # noqa: E402
 from gctoy.codegen.x86_32 import compile_module32  # noqa: E402
 from gctoy.coreclr import decode, encode, gc_refs_at  # noqa: E402
-from gctoy.coreclr.emit_gcinfo import module_gcinfo  # noqa: E402
+from gctoy.codegen.gcinfo32 import module_gcinfo  # noqa: E402
 from gctoy.ir import parse_module  # noqa: E402
 from gctoy.passes import run as run_pass  # noqa: E402
 from gctoy.stackmap import emit, parse  # noqa: E402

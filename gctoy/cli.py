@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from .errors import GCToyError, IRParseError, VerifyError
 from .fileio import OutputClosed, OutputError, write_output
@@ -251,10 +250,10 @@ def cmd_llc(argv: list[str]) -> int:
 
 def _llc_x86_32(args) -> int:
     """``gctoy llc --target x86-32``: JIT32 assembly, then every method's GC-info blob and its gcdump text."""
+    from .codegen.gcinfo32 import module_gcinfo
     from .codegen.symbols import mangle
     from .codegen.x86_32 import compile_module32
     from .coreclr import encode, gcdump
-    from .coreclr.emit_gcinfo import module_gcinfo
 
     try:
         module = _read_module(args.input, args.implicit_declarations, not args.disable_verify)
@@ -350,7 +349,7 @@ def cmd_run(argv: list[str]) -> int:
 
 def cmd_gcinfo_x86(argv: list[str]) -> int:
     """``gctoy gcinfo-x86``: CoreCLR x86 GC info (imported on use, so other commands start faster)."""
-    from .coreclr.command import cmd_gcinfo_x86 as command
+    from .gcinfo_command import cmd_gcinfo_x86 as command
 
     return command(argv)
 

@@ -18,7 +18,7 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 __all__ = [
@@ -51,7 +51,7 @@ class LLVMTools:
     llvm_readobj: Path
 
 
-@lru_cache(maxsize=None)
+@cache
 def _version_of(path: str, mtime_ns: int) -> int | None:
     """The major version ``path --version`` prints (cached per file and modification time)."""
     try:

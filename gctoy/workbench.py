@@ -204,9 +204,9 @@ def _diff(before: str, after: str) -> tuple[tuple[str, str], ...]:
 
 
 def _disassemble(code: bytes, base: int, arch: str) -> list[tuple[int, bytes, str]]:
-    from gctoy.emu.asm import _capstone
+    from gctoy.emu.asm import detailed_disassembler
 
-    cs = _capstone(arch)
+    cs = detailed_disassembler(arch)
     return [(insn.address, bytes(insn.bytes), f"{insn.mnemonic} {insn.op_str}".strip())
             for insn in cs.disasm(code, base)]
 
@@ -343,8 +343,8 @@ def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_ins
 
 def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: bool,
                   max_instructions: int, max_seconds: float) -> None:
-    from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION, read_gcinfo_section
     from gctoy.coreclr.gcdump import gcdump
+    from gctoy.coreclr.section import GCINFO_SECTION, read_gcinfo_section
     from gctoy.runtime.run32 import Runtime32
     from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
@@ -498,6 +498,15 @@ def _first_failing_line(text: str, arch: str, timeout: float) -> int | None:
     return high
 
 
+def summary_text(result: IRResult) -> str:
+    """A one-line account of an IR run, for tests and for the widget's status line."""
+    if result.problem is not None:
+        return str(result.problem)
+    run = result.run
+    ran = f"; printed {run.printed}, {run.collections} collections" if run else ""
+    return f"{len(result.stages) - 1} passes, {len(result.code)} instructions, {len(result.records)} records{ran}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m gctoy.workbench [--assembly] [--target T] [--steps A,B] FILE``: the workbench without
     Jupyter. Prints a summary, or the problem with its line; exit status 1 when there is a problem."""
@@ -526,8 +535,6 @@ def main(argv: list[str] | None = None) -> int:
         steps = tuple(s for s in args.steps.split(",") if s)
         ir = run_ir(text, steps, target=args.target)
         problem = ir.problem
-        from gctoy.viz.workbench import summary_text
-
         summary = summary_text(ir)
     if problem is not None:
         where = f"{args.input}:{problem.line}: " if problem.line else f"{args.input}: "

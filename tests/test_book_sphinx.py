@@ -1,8 +1,8 @@
-"""gctoy.book_sphinx: repeated scripts are dropped, the first of each kept in order."""
+"""tools/book_sphinx.py: repeated scripts are dropped, the first of each kept in order."""
 
 from sphinx.builders.html._assets import _JavaScript
 
-from gctoy.book_sphinx import unique_scripts
+from book_sphinx import unique_scripts
 
 
 def test_repeated_inline_and_file_scripts_are_dropped():

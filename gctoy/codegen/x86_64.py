@@ -71,6 +71,11 @@ class CompiledFunction:
     #: (rsp offset of the slot, metadata constant) per ``llvm.gcroot``, for frame-root strategies
     gc_roots: tuple[tuple[int, Value], ...] = ()
 
+    @property
+    def prologue_instructions(self) -> int:
+        """How many instructions the prologue has: ``push rbp``, ``mov rbp, rsp``, ``sub rsp, N`` if N."""
+        return 3 if self.frame.size else 2
+
 
 @dataclass(frozen=True)
 class CompiledModule:

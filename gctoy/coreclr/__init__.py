@@ -11,6 +11,8 @@ from .codecs import (
     encode_udelta,
     encode_unsigned,
 )
+from .gcdump import classify_offset, gcdump
+from .gcrefs import GCRef, gc_refs_at
 from .header import (
     CURRENT_VERSION,
     VERSIONS,
@@ -23,8 +25,6 @@ from .header import (
     shortcut,
     trailing_fields,
 )
-from .gcdump import classify_offset, gcdump
-from .gcrefs import GCRef, gc_refs_at
 from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from .method import MethodGCInfo, decode, decode_with_entries, encode
 

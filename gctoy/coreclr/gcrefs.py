@@ -49,6 +49,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from ..errors import GCToyError
 from .entries import PtrTableState
@@ -63,11 +64,15 @@ INTERRUPTIBLE_REPORT_ORDER = ("EAX", "ECX", "EDX", "EBX", "EBP", "ESI", "EDI")
 CALL_SITE_REPORT_ORDER = ("EDI", "ESI", "EBX", "EBP")
 
 
+#: Where a live reference is: a register, a pushed argument, an untracked slot or a tracked one.
+RefKind = Literal["register", "pushed-arg", "untracked", "lifetime"]
+
+
 @dataclass(frozen=True)
 class GCRef:
     """One live GC reference of a frame."""
 
-    kind: str  # "register", "pushed-arg", "untracked", "lifetime"
+    kind: RefKind
     location: str  # register name, or an address expression like "[EBP-08H]"
     address: int | None = None  # the slot's address when the frame registers are known
     interior: bool = False
@@ -135,7 +140,9 @@ def _scan(decoded: DecodedMethod, data: bytes, cur_offs: int, regs_offs: int | N
     and are always asked at the return address.
     """
     hdr = decoded.info.header
-    start = decoded.region("pointer table").start
+    region = decoded.region("pointer table")
+    assert region is not None  # every decoded method has one (empty or not)
+    start = region.start
     module = pointer_table_module(hdr)
     if hdr.interruptible:
         return module.scan(data, start, hdr, cur_offs, regs_offs=regs_offs, partial_arg_info=partial_arg_info)
@@ -202,7 +209,7 @@ def gc_refs_at(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, active_
     if code_region(info, code_offset)[0] != "body":
         return []
 
-    def slot(kind: str, base: str, base_value: int | None, disp: int, interior: bool, pinned: bool) -> GCRef:
+    def slot(kind: RefKind, base: str, base_value: int | None, disp: int, interior: bool, pinned: bool) -> GCRef:
         address = None if base_value is None else (base_value + disp) & 0xFFFF_FFFF
         value = read_dword(address) if read_dword is not None and address is not None else None
         return GCRef(kind, _loc(base, disp), address, interior, pinned, value)

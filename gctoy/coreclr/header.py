@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import DecodeError
 from .codecs import U32_MAX, GCInfoEncodeError, decode_unsigned, encode_unsigned
@@ -161,7 +162,8 @@ _SMALL_ATTRS = tuple(a for a in _ROW_ATTRS if a not in ("untracked_cnt", "var_pt
 def shortcut(index: int) -> InfoHdr:
     """Row ``index`` (0..127) of the shortcut table as an `InfoHdr` (placeholders kept as CoreCLR does)."""
     row = INFO_HDR_SHORTCUT[index]
-    return InfoHdr(**{a: (bool(v) if a in _BOOL_FIELDS else v) for a, v in zip(_ROW_ATTRS, row)})
+    fields: dict[str, Any] = {a: (bool(v) if a in _BOOL_FIELDS else v) for a, v in zip(_ROW_ATTRS, row)}
+    return InfoHdr(**fields)
 
 
 _SHORTCUTS = tuple(shortcut(i) for i in range(128))

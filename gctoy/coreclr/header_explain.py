@@ -59,7 +59,8 @@ def code_meaning(code: int, version: int) -> str:
         return f"epilogSize = {code - H.SET_EPILOGSIZE} (SET_EPILOGSIZE+{code - H.SET_EPILOGSIZE})"
     if code <= 0x36:
         count, at_end = divmod(code - H.SET_EPILOGCNT, 2)
-        return f"epilogCount = {count}, epilogAtEnd = {'yes' if at_end else 'no'} (SET_EPILOGCNT+{code - H.SET_EPILOGCNT})"
+        flag = "yes" if at_end else "no"
+        return f"epilogCount = {count}, epilogAtEnd = {flag} (SET_EPILOGCNT+{code - H.SET_EPILOGCNT})"
     if code <= 0x3A:
         return f"untrackedCnt = {code - H.SET_UNTRACKED} (SET_UNTRACKED+{code - H.SET_UNTRACKED})"
     if code in _FLAG_NAMES:

@@ -37,9 +37,9 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import DecodeError
+from . import header as _hdr
 from .codecs import U32_MAX, GCInfoEncodeError, decode_unsigned, encode_unsigned
 from .entries import TableEntry
-from . import header as _hdr
 from .header import CURRENT_VERSION, SET_EPILOGCNT_MAX, SET_UNTRACKED_MAX, InfoHdr, encode_header
 from .header_explain import walk_header
 from .info_tables import (

@@ -33,6 +33,7 @@ it; the JIT writes a delta and the VM adds it. Our decoder and text follow the V
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import DecodeError, GCToyError
 from .codecs import U32_MAX, GCInfoEncodeError, decode_dword, decode_unsigned, encode_dword, encode_unsigned
@@ -182,7 +183,7 @@ class _Entry:
 
     start: int
     end: int
-    kind: str  # "this", "call", "end"
+    kind: Literal["this", "call", "end"]
     offset: int  # running code offset after the entry (VM semantics)
     this_reg: str | None = None
     call: CallSite | None = None

@@ -12,13 +12,16 @@ from ..errors import DecodeError
 from .codecs import decode_dword, decode_unsigned
 from .entries import PtrTableState, PushedArg
 from .header import InfoHdr
-from .ptrtab_esp import _PATTERNS, CALLEE_SAVED, _byte, _check_header, _names
+from .ptrtab_esp_model import CALLEE_SAVED, PATTERNS, check_header, read_byte, register_names
 from .tables import CALL_COMMON_DELTA
 
 
 def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool = False,
          regs_offs: int | None = None) -> PtrTableState:
     """What the table says at return address `cur_offs` (the VM's ``scanArgRegTable``, ESP branch).
+
+    Long because it is the VM's loop over the byte codes, one case per code in the VM's order, so
+    the two can be read side by side.
 
     Keyword arguments:
 
@@ -34,7 +37,7 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
     after the last call moved past it, the site is a boring call: nothing live. `pushed_bytes` is
     4 * the pending DWORDs, which the unwinder adds to ESP to find the initial ESP.
     """
-    problem = _check_header(hdr, data, offset)
+    problem = check_header(hdr, data, offset)
     if problem:
         raise DecodeError(0, problem)
     pos, scan_offs, depth = offset, 0, 0
@@ -56,7 +59,7 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
         inew_regs, inew_args = iptr & 0x0F, iptr >> 4
         iptr = 0
         start = pos
-        b = _byte(data, pos)
+        b = read_byte(data, pos)
         pos += 1
         if b < 0x80:
             if b < 0x40:
@@ -86,9 +89,9 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
         group = b >> 4 & 7
         if group <= 6:
             if group <= 4:
-                arg_cnt, new_regs, new_args, skip = _PATTERNS[b & 0x7F]
+                arg_cnt, new_regs, new_args, skip = PATTERNS[b & 0x7F]
             elif group == 5:
-                nxt = _byte(data, pos)
+                nxt = read_byte(data, pos)
                 pos += 1
                 new_regs, arg_cnt, new_args, skip = b & 0x0F, nxt >> 3 & 7, nxt & 7, CALL_COMMON_DELTA[nxt >> 6]
             else:
@@ -111,7 +114,7 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
         elif b & 0x0C == 0x08:
             if b != 0xF8:
                 reserved(b, start)
-            rb = _byte(data, pos)
+            rb = read_byte(data, pos)
             skip, pos = decode_dword(data, pos + 1)
             if skip and scan_offs == cur_offs:
                 break
@@ -147,5 +150,5 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
     else:
         args = [PushedArg("ESP", 4 * i, bool(iarg_mask >> i & 1)) for i in range(arg_mask.bit_length())
                 if arg_mask >> i & 1]
-    live = frozenset(_names(regs))
-    return PtrTableState(live, live & frozenset(_names(iregs)), tuple(args), 4 * depth, this)
+    live = frozenset(register_names(regs))
+    return PtrTableState(live, live & frozenset(register_names(iregs)), tuple(args), 4 * depth, this)

@@ -22,7 +22,8 @@ from gctoy.emu.image import (
     STUB_BASE,
     Image,
 )
-from gctoy.emu.machine import Machine, Native, Stop, StopReason
+from gctoy.emu.machine import Machine, Stop, StopReason
+from gctoy.emu.natives import Native
 
 __all__ = [
     "CANONICAL_NOPS",

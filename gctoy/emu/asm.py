@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 import keystone
 
-from gctoy.errors import AssemblerError
 from gctoy.emu.source import (
     ARCHES,
     SYNTAXES,
@@ -44,6 +43,7 @@ from gctoy.emu.source import (
     parse_operands,
     split_source,
 )
+from gctoy.errors import AssemblerError
 
 #: Where code is assembled unless a caller says otherwise (the Image code base).
 DEFAULT_BASE = 0x400000
@@ -296,7 +296,7 @@ class Mismatch:
         return text
 
 
-def _capstone(arch: str):
+def detailed_disassembler(arch: str):
     """A Capstone disassembler with operand details, for the checks."""
     import capstone
 
@@ -367,14 +367,14 @@ def _compare_operands(line: SourceLine, insn, arch: str, syntax: str) -> tuple[s
                 w.index is not None and w.scale != g.scale
             ):
                 return "mismatch", f"operand {position}: expected {w.render()}, found {g.render()}", None
-            if w.disp is not None and (w.disp - g.disp) % (1 << bits):
+            if w.disp is not None and (w.disp - (g.disp or 0)) % (1 << bits):
                 return "mismatch", f"operand {position}: expected {w.render()}, found {g.render()}", None
         elif isinstance(w, Reg) and isinstance(g, Reg):
             if w.name != g.name:
                 return "mismatch", f"operand {position}: expected {w.name}, found {g.name}", None
         elif isinstance(w, Imm) and isinstance(g, Imm):
             width = 8 * g.size if g.size else bits
-            if w.value is not None and (w.value - g.value) % (1 << width):
+            if w.value is not None and (w.value - (g.value or 0)) % (1 << width):
                 return "mismatch", f"operand {position}: expected {w.value:#x}, found {g.value:#x}", None
         else:
             return "mismatch", f"operand {position}: expected {w.render()}, found {g.render()}", None
@@ -389,7 +389,7 @@ def compare_assembly(
     The walk stops at the first disagreement that loses the instruction boundaries
     (a line that decodes to nothing, or bytes left over at the end).
     """
-    md = _capstone(arch)
+    md = detailed_disassembler(arch)
     found: list[Mismatch] = []
     offset = 0
     for line in split_source(text):
@@ -405,12 +405,14 @@ def compare_assembly(
             continue
         insn = next(md.disasm(code[offset:], address, 1), None)
         if insn is None:
-            found.append(Mismatch(line, address, code[offset : offset + 15].hex(" "), "no instruction decodes here", "length"))
+            shown = code[offset : offset + 15].hex(" ")
+            found.append(Mismatch(line, address, shown, "no instruction decodes here", "length"))
             return found
         shown = f"{insn.mnemonic} {insn.op_str}".strip()
         offset += insn.size
         if not mnemonics_agree(line.mnemonic, insn.mnemonic, syntax):
-            found.append(Mismatch(line, address, shown, f"expected mnemonic '{line.mnemonic}', found '{insn.mnemonic}'"))
+            problem = f"expected mnemonic '{line.mnemonic}', found '{insn.mnemonic}'"
+            found.append(Mismatch(line, address, shown, problem))
             continue
         bad = _compare_operands(line, insn, arch, syntax)
         if bad is not None:

@@ -17,12 +17,16 @@ import bisect
 import struct
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from unicorn import UC_ERR_FETCH_PROT, UcError
+from unicorn import UC_ERR_FETCH_PROT, Uc, UcError
 
 from gctoy.emu.disasm import disassemble_one
 from gctoy.emu.image import CODE_BASE, DATA_BASE, STACK_BASE, STACK_TOP
 from gctoy.errors import EmulationFault
+
+if TYPE_CHECKING:
+    from gctoy.emu.image import Image
 
 #: the instruction budget of ``gctoy run`` (``--max-instructions``)
 DEFAULT_MAX_INSTRUCTIONS = 50_000_000
@@ -159,6 +163,23 @@ class GuestBounds:
 
     budget: Budget | None
     _functions: FunctionIndex | None
+    # what the mixin uses of the Machine
+    uc: Uc
+    image: Image
+    arch: str
+    word: int
+    stack_base: int
+    heap_base: int | None
+    heap_size: int
+    _unmapped: tuple[str, int, int] | None
+    pc: int
+    sp: int
+    instructions: int
+
+    if TYPE_CHECKING:
+        def read(self, address: int, size: int) -> bytes: ...
+        def read_word(self, address: int) -> int: ...
+        def stub_names(self) -> dict[int, str]: ...
 
     def _describe(self, address: int) -> str:
         """The instruction at ``address`` as text, or an empty string if unreadable."""
@@ -219,6 +240,7 @@ class GuestBounds:
         pc = self.pc
         if self._functions is None:
             self.where(pc)
+        assert self._functions is not None  # `where` built the index
         if pc in self._functions.stubs or pc - 1 in self._functions.stubs:
             try:
                 return self.read_word(self.sp)
@@ -234,7 +256,7 @@ class GuestBounds:
         """``in @f at pc 0x...``: the function (or runtime stub) that holds ``pc``."""
         if self._functions is None:
             self._functions = FunctionIndex(self.image.symbols, CODE_BASE, CODE_BASE + len(self.image.code),
-                                            {n.address: n.name for n in self.natives.values()})
+                                            self.stub_names())
         stub = self._functions.stubs.get(pc, self._functions.stubs.get(pc - 1))
         if stub is not None:
             try:

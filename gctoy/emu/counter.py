@@ -33,7 +33,7 @@ import ctypes
 import mmap
 import platform
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from unicorn import UC_HOOK_BLOCK, Uc
 
@@ -198,7 +198,8 @@ class NativeBlockCounter:
 
     count = property(lambda self: self.state.count, lambda self, v: setattr(self.state, "count", v))
     enabled = property(lambda self: bool(self.state.enabled), lambda self, v: setattr(self.state, "enabled", int(v)))
-    limit_hit = property(lambda self: bool(self.state.limit_hit), lambda self, v: setattr(self.state, "limit_hit", int(v)))
+    limit_hit = property(lambda self: bool(self.state.limit_hit),
+                         lambda self, v: setattr(self.state, "limit_hit", int(v)))
     misses = property(lambda self: self.state.misses)
 
     @property

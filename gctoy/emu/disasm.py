@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import capstone
 
@@ -26,7 +26,7 @@ class Insn:
         return f"{self.mnemonic} {self.op_str}".strip()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _capstone(arch: str, syntax: str) -> capstone.Cs:
     """A shared Capstone instance per architecture and syntax (details off: fast)."""
     if arch == "x86_64":

@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from gctoy.errors import AssemblerError
 from gctoy.emu.asm import assemble, assemble_untrusted, check_assembly
 from gctoy.emu.disasm import format_listing
 from gctoy.emu.source import label_names
+from gctoy.errors import AssemblerError
 
 CODE_BASE = 0x0040_0000
 DATA_BASE = 0x0060_0000
@@ -147,7 +147,8 @@ class Image:
         for name in natives:
             if not _NAME.match(name):
                 raise AssemblerError(f"{name!r} is not a valid native name")
-        data, data_symbols = b"", {}
+        data: bytes = b""
+        data_symbols: dict[str, int] = {}
         if data_text:
             data, data_symbols = _assemble_with_labels(data_text, DATA_BASE, arch, syntax, untrusted, timeout)
         externs = {**data_symbols, **{n: stub_address(i) for i, n in enumerate(natives)}}

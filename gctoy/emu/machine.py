@@ -10,11 +10,7 @@ instructions per second, but a Python hook on every instruction costs ~300x. So 
 * native calls trap with ``int3`` in a stub page and are served by the interrupt hook,
   which fires only when an interrupt happens.
 
-A native stub (STUB_SIZE bytes, one per registered name):
-
-    STUB_BASE + 16*i:   cc            int3        -> hook: read args, call fn, set rax/eax
-                        c3 | c2 nn nn ret [nn]    (jit32 callee pops its stack arguments)
-                        cc ...        padding
+Native stubs are in natives.py.
 
 The frame Machine.enter builds (x86-64 SysV; x86-32 pushes its stack arguments the same way):
 
@@ -28,10 +24,8 @@ The frame Machine.enter builds (x86-64 SysV; x86-32 pushes its stack arguments t
 from __future__ import annotations
 
 import enum
-import inspect
 import struct
 from dataclasses import dataclass
-from typing import Callable
 
 from unicorn import (
     UC_ARCH_X86,
@@ -54,10 +48,9 @@ from unicorn import (
 )
 from unicorn import x86_const as X
 
-from gctoy.errors import EmulationFault
-from gctoy.emu.budget import Budget, FunctionIndex, GuestBounds, interrupt_message
+from gctoy.emu.budget import Budget, FunctionIndex
 from gctoy.emu.counter import make_counter
-from gctoy.emu.disasm import disassemble, disassemble_one
+from gctoy.emu.disasm import disassemble
 from gctoy.emu.image import (
     CODE_BASE,
     DATA_BASE,
@@ -68,10 +61,10 @@ from gctoy.emu.image import (
     STACK_TOP,
     STUB_BASE,
     STUB_PAGE_SIZE,
-    STUB_SIZE,
     Image,
-    stub_address,
 )
+from gctoy.emu.natives import CONVENTIONS, JIT32_ARGS, SYSV_ARGS, Native, NativeCalls, flush_translations
+from gctoy.errors import EmulationFault
 
 PAGE = 0x1000
 
@@ -88,9 +81,6 @@ _REGS_32 = {
     "ebp": X.UC_X86_REG_EBP, "esp": X.UC_X86_REG_ESP,
     "eip": X.UC_X86_REG_EIP, "eflags": X.UC_X86_REG_EFLAGS,
 }
-_SYSV_ARGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
-_JIT32_ARGS = ("ecx", "edx")
-CONVENTIONS = {"x86_64": ("sysv",), "x86_32": ("cdecl", "jit32")}
 
 
 class StopReason(enum.Enum):
@@ -112,33 +102,23 @@ class Stop:
     instructions: int
 
 
-@dataclass(frozen=True)
-class Native:
-    """A Python function the guest calls through a stub."""
-
-    name: str
-    fn: Callable[..., int | None]
-    address: int
-    nargs: int
-    convention: str
-
-
 def _align(n: int, to: int = PAGE) -> int:
     """``n`` rounded up to a multiple of ``to`` (at least one page)."""
     return max(to, (n + to - 1) // to * to)
 
 
-def _positional_count(fn: Callable) -> int:
-    """How many positional parameters ``fn`` takes."""
-    params = inspect.signature(fn).parameters.values()
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+class ClosedEngine:
+    """Stands in for the Unicorn engine of a closed machine: every use is an `EmulationFault`."""
+
+    def __getattr__(self, name: str) -> object:
+        raise EmulationFault("the machine is closed (Machine.close released its engine)", 0)
 
 
 #: an image symbol naming the start of its thread-local block (``%fs`` points there)
 TLS_SYMBOL = "__tls_block"
 
 
-class Machine(GuestBounds):
+class Machine(NativeCalls):
     """An x86-64 or x86-32 Unicorn machine with an Image loaded at the fixed bases."""
 
     def __init__(
@@ -195,6 +175,36 @@ class Machine(GuestBounds):
         self.reset_registers()
         self.uc.reg_write(self._pc_reg, RETURN_TRAP)
 
+    # ----------------------------------------------------------------- lifetime
+
+    def close(self) -> None:
+        """Release the Unicorn engine (guest memory, translated code) now; the machine cannot run after.
+
+        Unicorn's hooks hold the engine in a reference cycle, so without `close` its memory (the
+        heap's semispaces included) waits for Python's cycle collector. Closing twice is harmless.
+        """
+        engine = self.uc
+        if isinstance(engine, ClosedEngine):
+            return
+        self.uc = ClosedEngine()  # type: ignore[assignment]
+        self._block_insns.clear()
+        # Unicorn's own finalizer closes the engine once; calling it now is what the cycle
+        # collector would do later (a Unicorn without it is left to the collector).
+        finalizer = getattr(engine, "_Uc__finalizer", None)
+        if finalizer is not None:
+            finalizer()
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` released the engine."""
+        return isinstance(self.uc, ClosedEngine)
+
+    def __enter__(self) -> Machine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # ----------------------------------------------------------------- memory map
 
     def _map_image(self) -> None:
@@ -238,7 +248,7 @@ class Machine(GuestBounds):
         if address < CODE_BASE + len(self.image.code) and address + len(data) > CODE_BASE:
             self._block_insns.clear()
             self.counter.set_range(0, CODE_BASE, self.read(CODE_BASE, len(self.image.code)), self.arch)
-            self.uc.ctl_flush_tb()
+            flush_translations(self.uc)
 
     def read_u64(self, address: int) -> int:
         """An unsigned 64-bit little-endian word."""
@@ -317,93 +327,6 @@ class Machine(GuestBounds):
 
     # ----------------------------------------------------------------- natives
 
-    def register_native(
-        self,
-        name: str,
-        fn: Callable[..., int | None],
-        nargs: int | None = None,
-        convention: str | None = None,
-        signed_args: bool = True,
-    ) -> int:
-        """Serve calls to ``name`` with ``fn(*args)``; returns the stub address.
-
-        If the image declared ``name`` among its natives, the stub sits where the code
-        already calls it; otherwise the next free stub slot is used. ``fn`` receives the
-        guest's argument words (signed unless ``signed_args`` is false); its return value
-        goes to rax/eax (None leaves 0).
-        """
-        if name in self.image.natives:
-            address = stub_address(self.image.natives.index(name))
-        elif name in self.natives:
-            address = self.natives[name].address
-        else:
-            used = {n.address for n in self.natives.values()}
-            index = len(self.image.natives)
-            while stub_address(index) in used:
-                index += 1
-            address = stub_address(index)
-        count = _positional_count(fn) if nargs is None else nargs
-        conv = convention or self.convention
-        if conv not in CONVENTIONS[self.arch]:
-            raise EmulationFault(f"calling convention {conv!r} is not one of {self.arch}'s", self.pc)
-        popped = self.word * max(0, count - len(_JIT32_ARGS)) if conv == "jit32" else 0
-        ret = b"\xc3" if popped == 0 else b"\xc2" + popped.to_bytes(2, "little")
-        self.uc.mem_write(address, (b"\xcc" + ret).ljust(STUB_SIZE, b"\xcc"))
-        native = Native(name, fn, address, count, conv)
-        self.natives[name] = native
-        self._natives_by_address[address] = native
-        self._natives_signed[address] = signed_args
-        self._block_insns.clear()
-        self._describe_stubs()
-        self._functions = None
-        self.uc.ctl_flush_tb()
-        return address
-
-    def _describe_stubs(self) -> None:
-        """Tell the block counter how the stub page decodes."""
-        self.counter.set_range(1, STUB_BASE, self.read(STUB_BASE, STUB_PAGE_SIZE), self.arch)
-
-    def native_address(self, name: str) -> int:
-        """Where the stub of a registered native lives."""
-        return self.natives[name].address
-
-    def _native_args(self, native: Native) -> list[int]:
-        """The arguments of a native call, read at the stub's int3 (sp -> return address)."""
-        sp, word, count = self.sp, self.word, native.nargs
-        if native.convention == "sysv":
-            regs = [self.reg(r) for r in _SYSV_ARGS[:count]]
-            return regs + [self.read_word(sp + word * (1 + i)) for i in range(count - len(regs))]
-        if native.convention == "cdecl":
-            return [self.read_word(sp + word * (1 + i)) for i in range(count)]
-        # jit32: ecx, edx, then the rest pushed left to right, so the last one is nearest sp.
-        regs = [self.reg(r) for r in _JIT32_ARGS[:count]]
-        rest = count - len(regs)
-        return regs + [self.read_word(sp + word * (rest - i)) for i in range(rest)]
-
-    def _on_interrupt(self, uc: Uc, intno: int, _user) -> None:
-        """An int3 in the stub page is a native call; anything else is a fault."""
-        site = self.pc - 1
-        native = self._natives_by_address.get(site) if intno == 3 else None
-        if native is None:
-            at = site if intno == 3 else self.pc
-            self._pending = EmulationFault(interrupt_message(intno, self.where(at)), at, self._describe(at))
-            uc.emu_stop()
-            return
-        if self.budget is not None and self.budget.out_of_time():
-            self._pending = self.budget.time_error(self.guest_pc(), self.where(site))
-            uc.emu_stop()
-            return
-        args = self._native_args(native)
-        if self._natives_signed.get(site, True):
-            args = [self.signed(a) for a in args]
-        try:
-            result = native.fn(*args)
-        except BaseException as err:  # surfaced by the caller of emu_start
-            self._pending = err
-            uc.emu_stop()
-            return
-        uc.reg_write(self._ret_reg, (result or 0) & self._mask)
-
     # ----------------------------------------------------------------- hooks
 
     @property
@@ -452,7 +375,7 @@ class Machine(GuestBounds):
         """Install the single-address code hook for ``address`` once."""
         if address not in self._bp_hooks:
             self._bp_hooks[address] = self.uc.hook_add(UC_HOOK_CODE, self._on_stop_hook, begin=address, end=address)
-            self.uc.ctl_flush_tb()  # code translated before the hook existed must see it
+            flush_translations(self.uc)  # code translated before the hook existed must see it
 
     def add_breakpoint(self, address: int) -> None:
         """Stop runs before the instruction at ``address`` executes."""
@@ -469,7 +392,8 @@ class Machine(GuestBounds):
         if address in self.breakpoints or address not in self._bp_hooks:
             return
         self.uc.hook_del(self._bp_hooks.pop(address))
-        self.uc.ctl_flush_tb()  # translated blocks still call the deleted hook
+        flush_translations(self.uc)  # translated blocks still call the deleted hook
+
     # ----------------------------------------------------------------- running
 
     def symbol(self, name_or_address: str | int) -> int:
@@ -484,11 +408,11 @@ class Machine(GuestBounds):
         words = [a & self._mask for a in args]
         if self.convention == "sysv":
             in_regs, on_stack = words[:6], words[6:]
-            for reg, value in zip(_SYSV_ARGS, in_regs):
+            for reg, value in zip(SYSV_ARGS, in_regs):
                 self.set_reg(reg, value)
         elif self.convention == "jit32":
             in_regs, on_stack = words[:2], list(reversed(words[2:]))
-            for reg, value in zip(_JIT32_ARGS, in_regs):
+            for reg, value in zip(JIT32_ARGS, in_regs):
                 self.set_reg(reg, value)
         else:
             on_stack = words
@@ -546,6 +470,7 @@ class Machine(GuestBounds):
             self.counter.limit = None
             self._skip_once = None
         if reason is StopReason.LIMIT and self._budget_spent():
+            assert self.budget is not None  # spent implies set
             raise self.budget.instruction_error(self.pc, self.where(self.pc), self._describe(self.pc))
         return Stop(reason, self.pc, self.instructions - start_count)
 
@@ -559,7 +484,7 @@ class Machine(GuestBounds):
         if count:
             # Unicorn plants its instruction counter while translating; blocks translated by
             # an earlier uncounted run would ignore it (and counted blocks would slow later runs).
-            self.uc.ctl_flush_tb()
+            flush_translations(self.uc)
         left = None if self.budget is None else self.budget.seconds_left()
         timeout = 0 if left is None else max(1, int(left * 1_000_000))
         try:
@@ -572,7 +497,7 @@ class Machine(GuestBounds):
             raise self._fault(err, fault_pc) from None
         finally:
             if count:
-                self.uc.ctl_flush_tb()
+                flush_translations(self.uc)
         if self._pending is not None:
             pending, self._pending = self._pending, None
             self._correct_partial_block(self.pc)
@@ -624,6 +549,7 @@ class Machine(GuestBounds):
         if self.pc == RETURN_TRAP:
             return Stop(StopReason.RETURNED, RETURN_TRAP, 0)
         if self._budget_spent():
+            assert self.budget is not None  # spent implies set
             raise self.budget.instruction_error(self.pc, self.where(self.pc), self._describe(self.pc))
         self.check_budget()
         self.counter.enabled = False

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 ARCHES = ("x86_64", "x86_32")
 SYNTAXES = ("intel", "att")
@@ -56,7 +57,7 @@ class SourceLine:
 
     number: int
     text: str
-    kind: str  # "label", "directive", "insn"
+    kind: Literal["label", "directive", "insn"]
     mnemonic: str
     operands: str
 

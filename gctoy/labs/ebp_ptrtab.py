@@ -203,7 +203,7 @@ def _blobs(text: str) -> list[tuple[str, bytes, int]]:
     """(method, blob, pointer-table offset) of every method of ``text`` compiled with EBP frames and GC registers."""
     from gctoy.codegen.x86_32 import compile_module32
     from gctoy.coreclr import encode
-    from gctoy.coreclr.emit_gcinfo import module_gcinfo
+    from gctoy.codegen.gcinfo32 import module_gcinfo
     from gctoy.coreclr.gcrefs import decoded_method
     from gctoy.ir import parse_module
 

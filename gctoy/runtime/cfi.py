@@ -24,8 +24,8 @@ placed function address and hands it here, so rows carry absolute addresses.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from gctoy.errors import DecodeError
 
@@ -147,7 +147,8 @@ def format_unwind_table(table: UnwindTable, names: dict[int, str] | None = None)
         label = names.get(fn.start, f"{fn.start:#x}")
         for row in fn.rows:
             reg = row.cfa_register
-            cfa = "expr" if reg is None else f"{CALLEE_SAVED.get(reg, 'rsp' if reg == DWARF_RSP else f'r#{reg}')}+{row.cfa_offset}"
+            base = CALLEE_SAVED.get(reg, "rsp" if reg == DWARF_RSP else f"r#{reg}") if reg is not None else ""
+            cfa = "expr" if reg is None else f"{base}+{row.cfa_offset}"
             saves = " ".join(f"{CALLEE_SAVED[r]}=[CFA{o:+d}]" for r, o in row.saved)
             lines.append(f"{row.start:#x} {label}+{row.start - fn.start:#x}: CFA={cfa}{' ' + saves if saves else ''}")
     return "\n".join(lines)

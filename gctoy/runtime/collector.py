@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import struct
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional, Union
 
 from gctoy.runtime.heap import HEADER_SIZE, OBJECT_TAG, WORD, Heap, HeapError, Space, object_size
 
-Slot = Union[int, str]
+Slot = int | str
 MASK64 = (1 << 64) - 1
 #: how many collection records a run keeps (the most recent ones; GCStats counts them all)
 KEEP_COLLECTIONS = 256
@@ -139,10 +139,14 @@ class Collector:
     heap: Heap
     poison: bool = True
     stats: GCStats = field(default_factory=GCStats)
-    evacuate: Optional[Evacuate] = None
+    evacuate: Evacuate | None = None
 
-    def collect(self, roots: list[Slot], derived: list[tuple[Slot, Slot]] = ()) -> Collection:
-        """Evacuate everything reachable from ``roots``; rewrite roots and derived slots."""
+    def collect(self, roots: Sequence[Slot], derived: Sequence[tuple[Slot, Slot]] = ()) -> Collection:
+        """Evacuate everything reachable from ``roots``; rewrite roots and derived slots.
+
+        Long because Cheney's algorithm reads best in one piece: `forward`, the scan loop and the
+        rewrites of root and derived slots share the from-space copy and the to-space buffer.
+        """
         heap, machine = self.heap, self.heap.machine
         check = getattr(machine, "check_budget", None)
         from_space, to_space = heap.space, heap.other
@@ -181,8 +185,9 @@ class Collector:
             derived_values.append((slot, base, read_slot(machine, slot)))
 
         if self.evacuate is not None:
-            moved, copied = self.evacuate(old, new, (from_space.base, from_end), to_space, list(root_values.values()))
-            forwarded = dict(zip(root_values, moved))
+            moved_roots, copied = self.evacuate(old, new, (from_space.base, from_end), to_space,
+                                                list(root_values.values()))
+            forwarded = dict(zip(root_values, moved_roots))
         else:
             forwarded = {slot: forward(value) for slot, value in root_values.items()}
 

@@ -19,11 +19,12 @@ it. Used by ``bench/bench_designs.py`` and chapter 17.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from gctoy.codegen import compile_module
 from gctoy.codegen.frame import size_of
+from gctoy.codegen.x86_32 import CompiledModule32
 from gctoy.ir import parse_module
 from gctoy.passes import run as run_pass
 from gctoy.runtime.elfload import LoadedObject
@@ -40,7 +41,7 @@ ROOT_COUNTS = (0, 1, 2, 4, 8)
 class Built:
     """One program compiled for one design, with its static costs."""
 
-    loaded: object  # LoadedObject (x86-64) or CompiledModule32 (x86-32)
+    loaded: LoadedObject | CompiledModule32  # by target
     code_bytes: int
     metadata_bytes: int  # constant data the collector reads: stack maps, or FrameMaps + chain head
     frame_bytes: int  # per activation, summed over functions: StackEntry words on the machine stack
@@ -56,8 +57,10 @@ def make_runtime(built: Built, *, gc: str = "semispace", stress: bool = False, s
 
         if gc != "none" and roots is None:
             roots = GCInfoRoots()
+        assert isinstance(built.loaded, CompiledModule32)
         return Runtime32(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size,
                          roots=roots if gc != "none" else None)
+    assert isinstance(built.loaded, LoadedObject)
     return Runtime(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size, roots=roots)
 
 
@@ -99,7 +102,7 @@ def build_shadow_stack(text: str) -> Built:
 
 def build_x86_gcinfo(text: str) -> Built:
     """The IR as written, lowered to x86-32 (JIT32) with CoreCLR x86 GC info per method."""
-    from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION
+    from gctoy.coreclr.section import GCINFO_SECTION
     from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
     compiled, _ = compile_with_gcinfo(parse_module(text))
@@ -159,9 +162,9 @@ def callee_loop(n: int, k: int) -> str:
 
 def executed(built: Built) -> tuple[int, int]:
     """(instructions, result) of one run of @main with a heap big enough never to collect."""
-    runtime = make_runtime(built, gc="none", semispace_size=1 << 22)
-    result = runtime.run(max_instructions=None)
-    return runtime.machine.instructions, result.result
+    with make_runtime(built, gc="none", semispace_size=1 << 22) as runtime:
+        result = runtime.run(max_instructions=None)
+        return runtime.machine.instructions, result.result
 
 
 def per_call(design: Design, program: Callable[[int, int], str], n: int, k: int) -> float:

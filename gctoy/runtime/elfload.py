@@ -26,19 +26,19 @@ R_X86_64_PC32 relocations (S + A is the function's placed address), so the objec
 
 from __future__ import annotations
 
-from ..errors import DecodeError
-
 import io
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from gctoy.emu.image import CODE_BASE, DATA_BASE, Image, stub_address
 from gctoy.errors import GCToyError
 from gctoy.runtime.cfi import EH_FRAME, UnwindTable, read_unwind_table
 from gctoy.stackmap import StackMap, parse
+
+from ..errors import DecodeError
 
 STACKMAP_SECTION = ".llvm_stackmaps"
 #: the most bytes one loaded section (code, data, zero-filled .bss) may take
@@ -93,11 +93,10 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
 
 def _load_object(data: bytes) -> LoadedObject:
     """load_object on the object's bytes (pyelftools' exceptions pass through)."""
+    from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
     from elftools.elf.relocation import RelocationSection
     from elftools.elf.sections import SymbolTableSection
-
-    from elftools.common.exceptions import ELFError
 
     try:
         elf = ELFFile(io.BytesIO(data))
@@ -113,56 +112,13 @@ def _load_object(data: bytes) -> LoadedObject:
             raise ObjectLoadError(f"section {index}: {header['sh_size']} bytes at offset {header['sh_offset']:#x} "
                                   f"run past the end of the object ({len(data)} bytes)")
 
-    code, rw = bytearray(), bytearray()
-    stackmap_body: bytearray | None = None
-    placed: dict[int, tuple[bytearray, int, int]] = {}  # section index -> (buffer, offset, address)
-    names: dict[int, str] = {}
-    for index, section in enumerate(elf.iter_sections()):
-        names[index] = section.name
-        flags = section["sh_flags"]
-        if section.name == STACKMAP_SECTION:
-            stackmap_body = bytearray(section.data())
-            placed[index] = (stackmap_body, 0, -1)  # address fixed below
-            continue
-        if not flags & SHF_ALLOC or section["sh_type"] in ("SHT_X86_64_UNWIND",) or section.name == ".eh_frame":
-            continue
-        if section["sh_size"] > MAX_SECTION_SIZE:
-            raise ObjectLoadError(f"section {section.name or index} of {section['sh_size']} bytes is larger than "
-                                  f"the {MAX_SECTION_SIZE} bytes a loaded section may take")
-        body = bytes(section["sh_size"]) if section["sh_type"] == "SHT_NOBITS" else section.data()
-        if flags & SHF_EXECINSTR:
-            buffer, base = code, CODE_BASE
-        else:
-            buffer, base = rw, DATA_BASE
-        offset = _align(len(buffer), section["sh_addralign"])
-        buffer.extend(b"\x90" * (offset - len(buffer)) if buffer is code else bytes(offset - len(buffer)))
-        buffer.extend(body)
-        placed[index] = (buffer, offset, base + offset)
+    code, rw, stackmap_body, placed, names = _place_sections(elf)
 
     symtab = next((s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)), None)
     if symtab is None:
         raise ObjectLoadError("the object has no symbol table")
     externals: list[str] = []
-    symbols: list[tuple[str, str, int | None]] = []  # (name, kind, address or None)
-    functions: dict[str, int] = {}
-    for sym in symtab.iter_symbols():
-        shndx, kind = sym["st_shndx"], sym["st_info"]["type"]
-        if shndx == "SHN_UNDEF":
-            symbols.append((sym.name, "undef", None))
-            if sym.name:
-                if not re.match(r"^[A-Za-z_][\w.$]*$", sym.name):
-                    raise ObjectLoadError(f"undefined symbol {sym.name!r} cannot be a runtime native")
-            continue
-        if shndx == "SHN_ABS":
-            symbols.append((sym.name, "abs", sym["st_value"]))
-            continue
-        if not isinstance(shndx, int) or shndx not in placed or placed[shndx][2] < 0:
-            symbols.append((sym.name, "unplaced", None))
-            continue
-        address = placed[shndx][2] + sym["st_value"]
-        symbols.append((sym.name, kind, address))
-        if kind == "STT_FUNC":
-            functions[sym.name] = address
+    symbols, functions = _read_symbols(symtab, placed)
 
     stackmap_address = None
     sections = {}
@@ -189,29 +145,11 @@ def _load_object(data: bytes) -> LoadedObject:
             continue
         buffer, offset, address = placed[target]
         if address < 0:
+            assert stackmap_address is not None  # only the stack map is placed at -1
             address = stackmap_address
         if not section.is_RELA():
             raise ObjectLoadError(f"{section.name}: REL relocations are not supported")
-        for rel in section.iter_relocations():
-            kind, at = rel["r_info_type"], rel["r_offset"]
-            width = 8 if kind == R_X86_64_64 else 4
-            if not 0 <= offset + at <= len(buffer) - width:
-                raise ObjectLoadError(f"{section.name}: relocation at offset {at:#x} is outside the section it patches")
-            s, a, p = symbol_address(rel["r_info_sym"]), rel["r_addend"], address + at
-            if kind == R_X86_64_64:
-                struct.pack_into("<Q", buffer, offset + at, (s + a) & (2**64 - 1))
-            elif kind in (R_X86_64_PC32, R_X86_64_PLT32):
-                value = s + a - p
-                if not -(2**31) <= value < 2**31:
-                    raise ObjectLoadError(f"PC-relative relocation at {p:#x} out of range")
-                struct.pack_into("<i", buffer, offset + at, value)
-            elif kind == R_X86_64_32:
-                struct.pack_into("<I", buffer, offset + at, s + a)
-            elif kind == R_X86_64_32S:
-                struct.pack_into("<i", buffer, offset + at, s + a)
-            else:
-                raise ObjectLoadError(f"{section.name}: relocation type {kind} is not supported")
-            count += 1
+        count += _relocate(section, buffer, offset, address, symbol_address)
 
     unwind = read_unwind_table(elf, _fde_starts(elf, symbol_address))
 
@@ -233,6 +171,98 @@ def _load_object(data: bytes) -> LoadedObject:
     if stackmap_address is not None:
         section_addresses[STACKMAP_SECTION] = stackmap_address
     return LoadedObject(image, stackmap, functions, tuple(externals), count, section_addresses, unwind)
+
+
+def _place_sections(elf) -> tuple[bytearray, bytearray, bytearray | None,
+                                  dict[int, tuple[bytearray, int, int]], dict[int, str]]:
+    """Lay the loaded sections out: code after code, data after data, the stack map apart.
+
+    Returns the code and data buffers, the stack map's bytes (or None), where each placed section
+    went (section index -> (buffer, offset in it, address; -1 for the stack map, fixed later)) and
+    every section's name by index.
+    """
+    code, rw = bytearray(), bytearray()
+    stackmap_body: bytearray | None = None
+    placed: dict[int, tuple[bytearray, int, int]] = {}  # section index -> (buffer, offset, address)
+    names: dict[int, str] = {}
+    for index, section in enumerate(elf.iter_sections()):
+        names[index] = section.name
+        flags = section["sh_flags"]
+        if section.name == STACKMAP_SECTION:
+            stackmap_body = bytearray(section.data())
+            placed[index] = (stackmap_body, 0, -1)  # address fixed below
+            continue
+        if not flags & SHF_ALLOC or section["sh_type"] in ("SHT_X86_64_UNWIND",) or section.name == ".eh_frame":
+            continue
+        if section["sh_size"] > MAX_SECTION_SIZE:
+            raise ObjectLoadError(f"section {section.name or index} of {section['sh_size']} bytes is larger than "
+                                  f"the {MAX_SECTION_SIZE} bytes a loaded section may take")
+        body = bytes(section["sh_size"]) if section["sh_type"] == "SHT_NOBITS" else section.data()
+        if flags & SHF_EXECINSTR:
+            buffer, base = code, CODE_BASE
+        else:
+            buffer, base = rw, DATA_BASE
+        offset = _align(len(buffer), section["sh_addralign"])
+        buffer.extend(b"\x90" * (offset - len(buffer)) if buffer is code else bytes(offset - len(buffer)))
+        buffer.extend(body)
+        placed[index] = (buffer, offset, base + offset)
+    return code, rw, stackmap_body, placed, names
+
+
+def _read_symbols(symtab, placed: dict[int, tuple[bytearray, int, int]]
+                  ) -> tuple[list[tuple[str, str, int | None]], dict[str, int]]:
+    """Every symbol as (name, kind, address or None), and the defined functions' addresses."""
+    symbols: list[tuple[str, str, int | None]] = []  # (name, kind, address or None)
+    functions: dict[str, int] = {}
+    for sym in symtab.iter_symbols():
+        shndx, kind = sym["st_shndx"], sym["st_info"]["type"]
+        if shndx == "SHN_UNDEF":
+            symbols.append((sym.name, "undef", None))
+            if sym.name:
+                if not re.match(r"^[A-Za-z_][\w.$]*$", sym.name):
+                    raise ObjectLoadError(f"undefined symbol {sym.name!r} cannot be a runtime native")
+            continue
+        if shndx == "SHN_ABS":
+            symbols.append((sym.name, "abs", sym["st_value"]))
+            continue
+        if not isinstance(shndx, int) or shndx not in placed or placed[shndx][2] < 0:
+            symbols.append((sym.name, "unplaced", None))
+            continue
+        address = placed[shndx][2] + sym["st_value"]
+        symbols.append((sym.name, kind, address))
+        if kind == "STT_FUNC":
+            functions[sym.name] = address
+    return symbols, functions
+
+
+def _relocate(section, buffer: bytearray, offset: int, address: int,
+              symbol_address: Callable[[int], int]) -> int:
+    """Apply one RELA section's relocations to the section placed at ``buffer[offset:]`` (``address``).
+
+    Returns how many were applied.
+    """
+    count = 0
+    for rel in section.iter_relocations():
+        kind, at = rel["r_info_type"], rel["r_offset"]
+        width = 8 if kind == R_X86_64_64 else 4
+        if not 0 <= offset + at <= len(buffer) - width:
+            raise ObjectLoadError(f"{section.name}: relocation at offset {at:#x} is outside the section it patches")
+        s, a, p = symbol_address(rel["r_info_sym"]), rel["r_addend"], address + at
+        if kind == R_X86_64_64:
+            struct.pack_into("<Q", buffer, offset + at, (s + a) & (2**64 - 1))
+        elif kind in (R_X86_64_PC32, R_X86_64_PLT32):
+            value = s + a - p
+            if not -(2**31) <= value < 2**31:
+                raise ObjectLoadError(f"PC-relative relocation at {p:#x} out of range")
+            struct.pack_into("<i", buffer, offset + at, value)
+        elif kind == R_X86_64_32:
+            struct.pack_into("<I", buffer, offset + at, s + a)
+        elif kind == R_X86_64_32S:
+            struct.pack_into("<i", buffer, offset + at, s + a)
+        else:
+            raise ObjectLoadError(f"{section.name}: relocation type {kind} is not supported")
+        count += 1
+    return count
 
 
 def _fde_starts(elf, symbol_address: Callable[[int], int]) -> Callable[[int], int | None]:

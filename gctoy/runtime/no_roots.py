@@ -52,17 +52,18 @@ def _run(module, roots_kind: str, max_instructions: int) -> Outcome:
     roots = roots_for(loaded)
     label = "with the stack map"
     if roots_kind == "none":
+        assert isinstance(roots, StackMapRoots)  # the program has statepoints
         roots = NoRoots(roots.sites)
         label = "without a stack map"
-    runtime = Runtime(loaded, gc="semispace", stress=False, verify=False, roots=roots)
-    try:
-        done = runtime.run("main", max_instructions=max_instructions, max_seconds=10.0)
-        return Outcome(label, tuple(done.printed), done.result, done.stats.collections,
-                       done.stats.gc.objects_copied, None)
-    except GCToyError as error:
-        first = str(error).splitlines()[0]
-        return Outcome(label, tuple(runtime.printed), None, runtime.stats.collections,
-                       runtime.stats.gc.objects_copied, first)
+    with Runtime(loaded, gc="semispace", stress=False, verify=False, roots=roots) as runtime:
+        try:
+            done = runtime.run("main", max_instructions=max_instructions, max_seconds=10.0)
+            return Outcome(label, tuple(done.printed), done.result, done.stats.collections,
+                           done.stats.gc.objects_copied, None)
+        except GCToyError as error:
+            first = str(error).splitlines()[0]
+            return Outcome(label, tuple(runtime.printed), None, runtime.stats.collections,
+                           runtime.stats.gc.objects_copied, first)
 
 
 def with_and_without_stack_map(program, max_instructions: int = 1_000_000) -> tuple[Outcome, Outcome]:

@@ -22,9 +22,10 @@ after each collection. ``gc="none"`` never collects (the heap must hold everythi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from gctoy.emu import Machine
 from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
@@ -32,6 +33,7 @@ from gctoy.errors import GCToyError
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
 from gctoy.runtime.elfload import LoadedObject, load_object
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap, OutOfMemory, object_size
+from gctoy.runtime.owner import MachineOwner
 from gctoy.runtime.shadowstack import ROOT_CHAIN, ShadowStackRoots, elf_data_symbols
 from gctoy.runtime.stackwalk import SiteTable, StackWalkError, all_base_slots, roots_of, walk
 from gctoy.runtime.verify_heap import verify_heap
@@ -40,7 +42,7 @@ RUNTIME_ENTRIES = ("gc_alloc", "do_safepoint", "gc_collect", "print_i64")
 GC_MODES = ("semispace", "none")
 
 
-class RuntimeError_(GCToyError):
+class UnsupportedProgram(GCToyError):
     """A program the runtime cannot run (an unknown external, a bad mode)."""
 
 
@@ -73,14 +75,17 @@ class StackMapRoots:
 
     def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
         """Walk the frames; their base and derived slots."""
-        if self.sites is None:
-            raise StackWalkError("the program has no stack map (no function with gc \"statepoint-example\" has a "
-                                 "statepoint), so the collector cannot find its roots")
-        return roots_of(walk(machine, self.sites))
+        return roots_of(walk(machine, self._sites()))
 
     def all_slots(self, machine) -> list[Slot]:
         """Every slot the stack map records as a base."""
-        return all_base_slots(walk(machine, self.sites))
+        return all_base_slots(walk(machine, self._sites()))
+
+    def _sites(self) -> SiteTable:
+        if self.sites is None:
+            raise StackWalkError("the program has no stack map (no function with gc \"statepoint-example\" has a "
+                                 "statepoint), so the collector cannot find its roots")
+        return self.sites
 
 
 def roots_for(loaded: LoadedObject, symbols: dict[str, int] | None = None) -> RootFinder:
@@ -88,7 +93,8 @@ def roots_for(loaded: LoadedObject, symbols: dict[str, int] | None = None) -> Ro
     symbols = loaded.image.symbols if symbols is None else symbols
     if loaded.stackmap is None and ROOT_CHAIN in symbols:
         return ShadowStackRoots.for_symbols(symbols)
-    return StackMapRoots(SiteTable(loaded.stackmap, loaded.function_names(), loaded.unwind) if loaded.stackmap else None)
+    sites = SiteTable(loaded.stackmap, loaded.function_names(), loaded.unwind) if loaded.stackmap else None
+    return StackMapRoots(sites)
 
 
 @dataclass
@@ -128,7 +134,7 @@ class RunResult:
     stats: RunStats
 
 
-class Runtime:
+class Runtime(MachineOwner):
     """The guest runtime bound to one machine."""
 
     def __init__(
@@ -142,10 +148,10 @@ class Runtime:
         roots: RootFinder | None = None,
     ) -> None:
         if gc not in GC_MODES:
-            raise RuntimeError_(f"unknown gc {gc!r}; use one of {', '.join(GC_MODES)}")
+            raise UnsupportedProgram(f"unknown gc {gc!r}; use one of {', '.join(GC_MODES)}")
         unknown = [n for n in loaded.externals if n not in RUNTIME_ENTRIES]
         if unknown:
-            raise RuntimeError_(f"the object calls {', '.join(unknown)}, which the runtime does not provide")
+            raise UnsupportedProgram(f"the object calls {', '.join(unknown)}, which the runtime does not provide")
         self.loaded = loaded
         self.gc, self.stress, self.verify = gc, stress, verify
         self.machine = Machine(loaded.image, heap_size=2 * semispace_size)
@@ -264,8 +270,8 @@ def run_object(
     roots = None
     if loaded.stackmap is None:  # the shadow stack's head and FrameMaps are data symbols
         roots = roots_for(loaded, {**loaded.image.symbols, **elf_data_symbols(path, loaded)})
-    runtime = Runtime(loaded, gc, stress, verify, semispace_size, on_collect, roots=roots)
-    return runtime.run(entry, max_instructions, max_seconds)
+    with Runtime(loaded, gc, stress, verify, semispace_size, on_collect, roots=roots) as runtime:
+        return runtime.run(entry, max_instructions, max_seconds)
 
 
 def load_compiled(module) -> LoadedObject:
@@ -298,9 +304,9 @@ def run_module(
     if (loaded.stackmap is None and ROOT_CHAIN not in loaded.image.symbols
             and any(f.gc == "shadow-stack" for f in module.definitions())):
         roots = ShadowStackRoots(None)  # lowered for a shadow stack, but no function has a root: no chain
-    runtime = Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
-                      on_collect=on_collect, roots=roots)
-    return runtime.run(entry, max_instructions=max_instructions, max_seconds=max_seconds)
+    with Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
+                 on_collect=on_collect, roots=roots) as runtime:
+        return runtime.run(entry, max_instructions=max_instructions, max_seconds=max_seconds)
 
 
 def trace_collection(runtime: Runtime, done: Collection) -> str:

@@ -37,17 +37,19 @@ a GC would. Where the guest stopped decides what happens (`Runtime32.suspend`)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Protocol
 
 from gctoy.codegen.frame32 import place_arguments, stack_words
 from gctoy.codegen.x86_32 import DIV_HELPERS, CompiledModule32, compile_module32
 from gctoy.emu import Machine
+from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
 from gctoy.ir.types import IntType, PointerType, Type
-from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, Slot
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
+from gctoy.runtime.owner import MachineOwner
 from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, RunResult, RunStats, allocate
 from gctoy.runtime.verify_heap import verify_heap
 
@@ -148,7 +150,7 @@ def call32(machine: Machine, function: str, params: list[Type], values: list[int
 
 
 @dataclass
-class Runtime32:
+class Runtime32(MachineOwner):
     """The guest runtime bound to one x86-32 machine."""
 
     compiled: CompiledModule32
@@ -157,7 +159,7 @@ class Runtime32:
     verify: bool = False
     semispace_size: int = DEFAULT_SEMISPACE
     roots: RootFinder32 | None = None
-    on_collect: Callable[["Runtime32", Collection], None] | None = None
+    on_collect: Callable[[Runtime32, Collection], None] | None = None
     printed: list[int] = field(default_factory=list)
     collections: CollectionLog = field(default_factory=CollectionLog)
     #: outcomes of `suspend` (and hijacked returns) by name, when run with ``interrupt_every``
@@ -409,9 +411,9 @@ def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = 
 
         compiled, roots = compile_with_gcinfo(module, frame=frame, interruptible=interruptible,
                                               gc_registers=gc_registers)
-    runtime = Runtime32(compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots,
-                        on_collect=on_collect)
-    return runtime.run(entry, max_instructions, max_seconds=max_seconds)
+    with Runtime32(compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots,
+                   on_collect=on_collect) as runtime:
+        return runtime.run(entry, max_instructions, max_seconds=max_seconds)
 
 
 def trace_collection32(runtime: Runtime32, done: Collection) -> str:

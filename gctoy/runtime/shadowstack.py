@@ -36,8 +36,8 @@ compiled by ``llc``).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from gctoy.emu.image import DATA_BASE, SECTION_BASE, STACK_BASE, STACK_TOP
 from gctoy.errors import EmulationFault

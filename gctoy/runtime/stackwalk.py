@@ -198,7 +198,7 @@ def frame_slots(
     """The (base, derived) slot pairs and stack objects of one frame (Register locations via ``context``)."""
     locs = site.record.locations
     where = f"{site.name}+{site.record.instruction_offset:#x}"
-    if len(locs) < 3 or any(l.kind is not LocationKind.CONSTANT for l in locs[:3]):
+    if len(locs) < 3 or any(loc.kind is not LocationKind.CONSTANT for loc in locs[:3]):
         raise StackWalkError(f"{where}: not a statepoint record (no cc, flags, deopt count)")
     rest = list(locs[3 + locs[2].offset :])
     size = site.function.stack_size

@@ -120,7 +120,7 @@ class MethodTable:
     @classmethod
     def from_machine(cls, machine: Machine) -> MethodTable:
         """Read the section as the guest memory holds it."""
-        from gctoy.coreclr.emit_gcinfo import GCINFO_SECTION, read_gcinfo_section
+        from gctoy.coreclr.section import GCINFO_SECTION, read_gcinfo_section
 
         image = machine.image
         if GCINFO_SECTION not in image.sections:
@@ -273,8 +273,8 @@ def collect_with_interior(collector: Collector, slots: list[Slot], interior: lis
 def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = 0):
     """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder
     (``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
+    from gctoy.codegen.gcinfo32 import with_gcinfo
     from gctoy.codegen.x86_32 import compile_module32
-    from gctoy.coreclr.emit_gcinfo import with_gcinfo
 
     compiled, _ = with_gcinfo(compile_module32(module, frame=frame, interruptible=interruptible,
                                                gc_registers=gc_registers))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 from gctoy.runtime.collector import Slot, read_slot
 from gctoy.runtime.heap import HEADER_SIZE, MAX_FIELDS, OBJECT_TAG, WORD, Heap, HeapError, object_size
@@ -17,7 +18,7 @@ class HeapCorruption(HeapError):
         super().__init__(problems[0] + more)
 
 
-def heap_problems(heap: Heap, roots: list[Slot] = ()) -> list[str]:
+def heap_problems(heap: Heap, roots: Sequence[Slot] = ()) -> list[str]:
     """Everything wrong with the current space and the given root slots (empty if clean)."""
     machine, space = heap.machine, heap.space
     problems: list[str] = []
@@ -57,7 +58,7 @@ def heap_problems(heap: Heap, roots: list[Slot] = ()) -> list[str]:
     return problems
 
 
-def verify_heap(heap: Heap, roots: list[Slot] = ()) -> int:
+def verify_heap(heap: Heap, roots: Sequence[Slot] = ()) -> int:
     """Raise HeapCorruption unless the heap is clean; returns the number of objects."""
     problems = heap_problems(heap, roots)
     if problems:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import html
 
-from gctoy.workbench import AsmResult, CodeLine, IRResult, Problem, RecordLink, RunOutcome, Stage
+from gctoy.workbench import AsmResult, CodeLine, Problem, RecordLink, RunOutcome, Stage, summary_text
 
-__all__ = ["problem_html", "stages_html", "code_html", "records_html", "run_html", "asm_html", "STYLE"]
+__all__ = ["problem_html", "stages_html", "code_html", "records_html", "run_html", "asm_html", "summary_text", "STYLE"]
 
 STYLE = """<style>
 .gctoy-wb { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
@@ -137,10 +137,3 @@ def asm_html(result: AsmResult, step: int | None = None) -> str:
             f"<div>{_e(result.stopped)}</div></div><div>{memory}</div></div>")
 
 
-def summary_text(result: IRResult) -> str:
-    """A one-line account of an IR run, for tests and for the widget's status line."""
-    if result.problem is not None:
-        return str(result.problem)
-    run = result.run
-    ran = f"; printed {run.printed}, {run.collections} collections" if run else ""
-    return f"{len(result.stages) - 1} passes, {len(result.code)} instructions, {len(result.records)} records{ran}"

@@ -1,4 +1,4 @@
-"""gctoy.book without a network or a browser: copy rules, digest checks, npm failures, asset scan."""
+"""tools/book_build.py without a network or a browser: copy rules, digest checks, npm failures, asset scan."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gctoy import book
-from gctoy.book import BookError, CopyRule, VendoredPackage
+import book_build as book
+from book_build import BookError, CopyRule, VendoredPackage
 from gctoy.errors import GCToyError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -211,7 +211,7 @@ def test_cli_reports_errors_without_a_traceback(tmp_path, capsys):
     status = book.main(["vendor", str(tmp_path), "--npm", str(tmp_path / "absent")])
     assert status == 1
     err = capsys.readouterr().err
-    assert err.startswith("gctoy.book: error: npm not found") and "Traceback" not in err
+    assert err.startswith("book_build: error: npm not found") and "Traceback" not in err
 
 
 # ---------------------------------------------------------------- build preconditions, asset scan

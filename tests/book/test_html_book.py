@@ -1,7 +1,7 @@
 """The HTML book: it builds without a network, and its widgets work in Chromium with no network.
 
 The book is built once per test session, with the same function as `./run.sh html`
-(`gctoy.book.build_html`), into a temporary folder.  The browser tests open the built pages
+(`book_build.build_html`), into a temporary folder.  The browser tests open the built pages
 from `file://` in Debian's Chromium driven by Playwright, with every request that is not a
 `file:` URL aborted and recorded: a page passes only if it needed nothing from the network.
 """
@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from gctoy import book
-from gctoy.book import BookError, BuildReport
+import book_build as book
+from book_build import BookError, BuildReport
 from browser_support import SHOWN_TEXT, drag_slider
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +52,7 @@ def _chapter(number: str) -> str:
 
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> BuildReport:
-    """The book built by `gctoy.book.build_html` into a temporary folder (vendoring first)."""
+    """The book built by `book_build.build_html` into a temporary folder (vendoring first)."""
     try:
         book.vendor(BOOK_DIR)
     except BookError as error:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gctoy.cli import main
-from gctoy.coreclr.command import from_json, info_from_spec, spec_from_info, to_json
+from gctoy.coreclr.spec import from_json, info_from_spec, spec_from_info, to_json
 from gctoy.coreclr.gcdump import gcdump
 from gctoy.coreclr.header import InfoHdr
 from gctoy.coreclr.method import MethodGCInfo, decode, encode

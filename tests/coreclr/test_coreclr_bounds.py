@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gctoy.coreclr.codecs import GCInfoEncodeError
-from gctoy.coreclr.command import info_from_spec
+from gctoy.coreclr.spec import info_from_spec
 from gctoy.coreclr.gcrefs import gc_refs_at
 from gctoy.coreclr.header import InfoHdr
 from gctoy.coreclr.method import MethodGCInfo, decode, encode

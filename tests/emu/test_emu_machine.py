@@ -336,3 +336,26 @@ def test_emu_machine_memory_access_helpers() -> None:
         m.read(0x5000_0000, 4)
     assert list(m.regs())[:3] == ["rax", "rbx", "rcx"]
     assert m.signed(2**64 - 1) == -1
+
+
+def test_emu_machine_close_releases_the_engine() -> None:
+    m = _machine(FACTORIAL_64)
+    engine = m.uc
+    finalizer = engine._Uc__finalizer  # Unicorn's own: alive until the engine is closed
+    assert m.call("factorial", 5) == 120 and not m.closed and finalizer.alive
+    m.close()
+    assert m.closed and not finalizer.alive
+    m.close()  # twice is harmless
+    with pytest.raises(EmulationFault, match="the machine is closed"):
+        m.call("factorial", 5)
+    with pytest.raises(EmulationFault, match="the machine is closed"):
+        m.pc
+
+
+def test_emu_machine_context_manager_closes() -> None:
+    with _machine(FACTORIAL_32, arch="x86_32") as m:
+        assert m.call("factorial", 5) == 120
+    assert m.closed
+    with pytest.raises(ZeroDivisionError), _machine(FACTORIAL_64) as m2:
+        1 // 0
+    assert m2.closed

@@ -47,7 +47,7 @@ import pytest
 
 from gctoy.cli import main
 from gctoy.coreclr import encode
-from gctoy.coreclr.command import spec_from_info
+from gctoy.coreclr.spec import spec_from_info
 from gctoy.coreclr.header import InfoHdr
 from gctoy.coreclr.info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from gctoy.coreclr.method import MethodGCInfo

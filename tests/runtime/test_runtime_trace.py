@@ -242,3 +242,47 @@ def test_no_steps_after_the_return_address():
     steps = [s for s in trace.states if s.kind == "step"]
     assert [s.title.split(",")[0] for s in steps] == [
         "0 instructions before the call of main.sp2: single-stepping from here", "back at main.sp2"]
+
+
+def test_the_prologue_length_codegen_reports_matches_its_code():
+    from gctoy.codegen import compile_module
+    from gctoy.emu import disassemble
+
+    compiled = compile_module(prepare_module(TREE))
+    image = compiled.image
+    insns = disassemble(image.code, image.symbols[compiled.functions[0].name], image.arch)
+    for fn in compiled.functions:
+        at = [i for i in insns if i.address >= fn.address]
+        n = fn.prologue_instructions
+        assert [i.text for i in at[:2]] == ["push rbp", "mov rbp, rsp"]
+        assert (n == 3) == at[2].text.startswith("sub rsp, ")
+        assert not at[n].text.startswith("sub rsp")
+
+
+def test_the_focus_window_starts_after_the_prologue():
+    from gctoy.codegen import compile_module
+    from gctoy.emu import disassemble
+
+    compiled = compile_module(prepare_module(LIST3))
+    main = next(f for f in compiled.functions if f.name == "main")
+    body = disassemble(compiled.image.code, compiled.image.symbols[compiled.functions[0].name], compiled.image.arch)
+    after_prologue = [i for i in body if i.address >= main.address][main.prologue_instructions].address
+    trace = record_trace(LIST3, steps_before=10_000, max_states=2_000)
+    first = next(s for s in trace.states if s.kind == "step")
+    assert first.pc == after_prologue and first.frame.record == trace.focus
+
+
+def test_runtimes_close_their_machines(monkeypatch):
+    from gctoy.emu import Machine
+    from gctoy.runtime.run import Runtime, load_compiled
+
+    closed = []
+    real = Machine.close
+    monkeypatch.setattr(Machine, "close", lambda self: (closed.append(self), real(self)))
+    assert run_module(prepare_module(LIST3)).printed == [30, 20, 10]
+    assert len(closed) == 1 and closed[0].closed
+    record_trace(LIST3)
+    assert len(closed) == 2
+    with Runtime(load_compiled(prepare_module(LIST3))) as runtime:
+        assert runtime.run("main").result == 80
+    assert runtime.machine.closed

@@ -10,14 +10,9 @@ import sys
 
 import pytest
 
+from gctoy.codegen.gcinfo32 import call_site_liveness, interior_values, with_gcinfo
 from gctoy.codegen.x86_32 import compile_module32
-from gctoy.coreclr.emit_gcinfo import (
-    GCINFO_SECTION,
-    call_site_liveness,
-    interior_values,
-    read_gcinfo_section,
-    with_gcinfo,
-)
+from gctoy.coreclr.section import GCINFO_SECTION, read_gcinfo_section
 from gctoy.coreclr.gcrefs import gc_refs_at
 from gctoy.coreclr.method import decode, encode
 from gctoy.emu import disassemble
@@ -204,7 +199,7 @@ def test_walk_sees_every_recursive_frame():
 def test_missing_lifetimes_are_caught():
     """GC info that forgets the tracked slots lets the collector free live objects: the run fails."""
     compiled, infos = _compiled(HAND, "esp")
-    from gctoy.coreclr.emit_gcinfo import gcinfo_section
+    from gctoy.codegen.gcinfo32 import gcinfo_section
     from gctoy.coreclr.method import MethodGCInfo
 
     healthy = Runtime32(compiled, gc="semispace", stress=True, roots=GCInfoRoots(), semispace_size=4096).run()
@@ -363,7 +358,7 @@ def test_fully_interruptible_info_for_a_call_free_loop():
     assert full == {"sum"}  # @pick's loop has a call before it: partially interruptible
     info, cf = infos["sum"], compiled.function("sum")
     assert info.header.interruptible and info.no_gc_regions and decode(encode(info)) == info
-    from gctoy.coreclr.emit_gcinfo import safe_point_liveness
+    from gctoy.codegen.gcinfo32 import safe_point_liveness
 
     interior = interior_values(compiled.module)
     points = safe_point_liveness(fns["sum"], cf, compiled.image)

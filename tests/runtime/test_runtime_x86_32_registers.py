@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from gctoy.codegen.frame import CodegenError
 from gctoy.codegen.frame32 import register_homes
 from gctoy.codegen.x86_32 import compile_module32
-from gctoy.coreclr import emit_gcinfo, gcdump
-from gctoy.coreclr.emit_gcinfo import call_site_liveness, interior_values, with_gcinfo
+from gctoy.codegen import gcinfo32
+from gctoy.coreclr import gcdump
+from gctoy.codegen.gcinfo32 import call_site_liveness, interior_values, with_gcinfo
 from gctoy.coreclr.gcrefs import gc_refs_at
 from gctoy.coreclr.header import InfoHdr
 from gctoy.coreclr.method import decode, encode
@@ -343,13 +344,13 @@ def _stressed_runs(frame: str) -> tuple[list[int], int] | None:
 @pytest.mark.parametrize("frame", FRAMES)
 def test_gc_info_without_the_register_masks_is_caught(frame, monkeypatch):
     """Drop the registers from the call sites: the collector misses the objects they hold."""
-    real = emit_gcinfo.split_registers
+    real = gcinfo32.split_registers
 
     def no_registers(compiled, sites, interior):
         return real(compiled, sites, interior)[0], {}
 
     assert _stressed_runs(frame) == REGS_EXPECTED  # unmutated, the same run is right
-    monkeypatch.setattr(emit_gcinfo, "split_registers", no_registers)
+    monkeypatch.setattr(gcinfo32, "split_registers", no_registers)
     assert _stressed_runs(frame) != REGS_EXPECTED
 
 
@@ -480,8 +481,8 @@ def test_generated_program_without_register_masks_is_caught(frame, monkeypatch, 
 
     # Unmutated, the same run prints what lli prints; only the mutation makes it fail or differ.
     assert run() == x86_64_reference(text) == lli_results[1]
-    real = emit_gcinfo.split_registers
-    monkeypatch.setattr(emit_gcinfo, "split_registers", lambda c, s, i: (real(c, s, i)[0], {}))
+    real = gcinfo32.split_registers
+    monkeypatch.setattr(gcinfo32, "split_registers", lambda c, s, i: (real(c, s, i)[0], {}))
     assert run() != lli_results[1]
 
 

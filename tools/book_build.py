@@ -27,8 +27,8 @@ every widget three times: the vendored files therefore live in ``_vendor_root``,
 ``<i class="fa ...">`` icons through a MutationObserver, which breaks ``jslink`` between a
 ``Play``/``IntSlider`` and a ``Stack``; ``fa-config.js`` switches that observer off.
 
-Run it as ``python -m gctoy.book build [BOOK_DIR]`` (what ``./run.sh html`` does),
-``python -m gctoy.book vendor [BOOK_DIR]`` or ``python -m gctoy.book check [BOOK_DIR]``.
+Run it as ``python tools/book_build.py build [BOOK_DIR]`` (what ``./run.sh html`` does),
+``python tools/book_build.py vendor [BOOK_DIR]`` or ``python tools/book_build.py check [BOOK_DIR]``.
 """
 
 from __future__ import annotations
@@ -432,8 +432,8 @@ def build_html(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m gctoy.book vendor|build|check [BOOK_DIR]`."""
-    parser = argparse.ArgumentParser(prog="python -m gctoy.book", description=__doc__.splitlines()[0])
+    """`python tools/book_build.py vendor|build|check [BOOK_DIR]`."""
+    parser = argparse.ArgumentParser(prog="tools/book_build.py", description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("vendor", "build", "check"))
     parser.add_argument("book_dir", nargs="?", default="book", type=Path)
     parser.add_argument("--npm", default=os.environ.get("NPM", "npm"), help="the npm command (default: npm)")
@@ -457,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             print(f"{html_dir}: every page present, no remote assets")
     except BookError as error:
-        print(f"gctoy.book: error: {error}", file=sys.stderr)
+        print(f"book_build: error: {error}", file=sys.stderr)
         return 1
     return 0
 

@@ -4,7 +4,7 @@ sphinx-thebe adds its inline configuration script (``const THEBE_JS_URL = ...``)
 reads the sources, and Jupyter Book's build reads them more than once; a page then declares the same
 ``const`` twice and the browser reports "Identifier 'THEBE_JS_URL' has already been declared". Sphinx
 removes repeated script *files* but not repeated inline scripts. ``book/_config.yml`` loads this
-module (``sphinx: extra_extensions``); it drops every script that repeats an earlier one on the page.
+module (``sphinx: local_extensions``); it drops every script that repeats an earlier one on the page.
 """
 
 from __future__ import annotations

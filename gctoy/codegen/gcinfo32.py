@@ -1,6 +1,6 @@
 """From the IR's liveness and an x86-32 lowering to CoreCLR x86 GC info: one `MethodGCInfo` per method.
 
-The code of gctoy.codegen.x86_32 keeps every SSA value in its own frame slot, or (with
+The code of `gctoy.codegen.x86_32` keeps every SSA value in its own frame slot, or (with
 ``gc_registers``) a few GC pointers in callee-saved registers, so what the GC info must say is
 simple to state: at each call site (the return address, where the VM looks up a caller's
 frame), which *slots* and which *registers* hold GC pointers that the rest of the method still
@@ -38,36 +38,31 @@ What the JIT does with such slots, and what we do:
   register is the callee-saved one *as the method sees it*: where its value is at a GC (in the
   register itself, or in some callee's save slot) is the stack walker's business.
 
-The blobs go into the image section ``.gcinfo_x86``, with a method table in front::
-
-    u32 count
-    count x { u32 code start, u32 code size, u32 blob offset (from the section start), u32 blob size }
-    the blobs, one after the other
+The blobs go into the image section ``.gcinfo_x86`` (`gctoy.coreclr.section`), with a method
+table in front.
 """
 
 from __future__ import annotations
 
-import struct
+import dataclasses
 from dataclasses import dataclass
 
-from ..codegen.frame import CodegenError
-from ..codegen.x86_32 import CallSite32, CompiledFunction32, CompiledModule32
+from ..coreclr.header import CURRENT_VERSION, InfoHdr
+from ..coreclr.info_tables import Lifetime, NoGCRegion, UntrackedSlot
+from ..coreclr.method import MethodGCInfo, encode
+from ..coreclr.ptrtab_ebp import CallSite, EbpTable
+from ..coreclr.ptrtab_esp import Call, EspTable, Push
+from ..coreclr.ptrtab_full import FullTable, PushNonPtr, PushPtr
+from ..coreclr.ptrtab_full import Pop as FullPop
+from ..coreclr.section import GCINFO_SECTION, pack_gcinfo_section
 from ..errors import GCToyError
 from ..ir import instructions as I
 from ..ir.analysis import Liveness
-from ..ir.types import is_gc_pointer
 from ..ir.module import Module
+from ..ir.types import is_gc_pointer
 from ..ir.values import Function, Value
-from .header import CURRENT_VERSION, InfoHdr
-from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
-from .method import MethodGCInfo, encode
-from .ptrtab_ebp import CallSite, EbpTable
-from .ptrtab_esp import Call, EspTable, Push
-from .ptrtab_full import FullTable, PushNonPtr, PushPtr
-from .ptrtab_full import Pop as FullPop
-
-GCINFO_SECTION = ".gcinfo_x86"
-_ENTRY = struct.Struct("<IIII")
+from .frame import CodegenError
+from .x86_32 import CallSite32, CompiledFunction32, CompiledModule32
 
 
 @dataclass(frozen=True)
@@ -330,37 +325,12 @@ def module_gcinfo(compiled: CompiledModule32) -> dict[str, MethodGCInfo]:
 def gcinfo_section(compiled: CompiledModule32, infos: dict[str, MethodGCInfo],
                    version: int = CURRENT_VERSION) -> bytes:
     """The ``.gcinfo_x86`` section: the method table, then each method's encoded blob."""
-    blobs = [encode(infos[f.name], version) for f in compiled.functions]
-    table = bytearray(struct.pack("<I", len(blobs)))
-    cursor = 4 + _ENTRY.size * len(blobs)
-    for f, blob in zip(compiled.functions, blobs):
-        table += _ENTRY.pack(f.address, infos[f.name].method_size, cursor, len(blob))
-        cursor += len(blob)
-    return bytes(table) + b"".join(blobs)
-
-
-def read_gcinfo_section(data: bytes) -> list[tuple[int, int, bytes]]:
-    """``(code start, code size, blob)`` per method of a ``.gcinfo_x86`` section."""
-    from ..errors import DecodeError
-
-    if len(data) < 4:
-        raise DecodeError(0, "the GC info section is shorter than its count")
-    (count,) = struct.unpack_from("<I", data, 0)
-    if 4 + _ENTRY.size * count > len(data):
-        raise DecodeError(4, f"the method table of {count} entries does not fit the section")
-    out = []
-    for i in range(count):
-        start, size, at, length = _ENTRY.unpack_from(data, 4 + _ENTRY.size * i)
-        if at + length > len(data):
-            raise DecodeError(4 + _ENTRY.size * i, f"method {i}'s blob runs past the section's end")
-        out.append((start, size, bytes(data[at:at + length])))
-    return out
+    return pack_gcinfo_section([(f.address, infos[f.name].method_size, encode(infos[f.name], version))
+                                for f in compiled.functions])
 
 
 def with_gcinfo(compiled: CompiledModule32, version: int = CURRENT_VERSION) -> tuple[CompiledModule32, dict[str, MethodGCInfo]]:
     """The compiled module with its GC info placed in the image, and the infos."""
-    import dataclasses
-
     infos = module_gcinfo(compiled)
     image = compiled.image.with_sections(**{GCINFO_SECTION: gcinfo_section(compiled, infos, version)})
     return dataclasses.replace(compiled, image=image), infos

@@ -1,18 +1,4 @@
-"""``gctoy gcinfo-x86``: decode, print and encode CoreCLR x86 GC info from the command line.
-
-::
-
-    gctoy gcinfo-x86 dump HEX|FILE|- [--gcinfo-version N] [--legacy] [--at OFFSET [--caller]] [-o OUT]
-    gctoy gcinfo-x86 encode SPEC.json|- [--gcinfo-version N] [--legacy] [-o OUT]
-    gctoy gcinfo-x86 spec HEX|FILE|- [--gcinfo-version N] [--legacy] [-o OUT]
-
-``dump`` prints the blob as CoreCLR's gcdump does; with ``--at`` it adds gcdump's
-prolog/epilog/body line for that code offset and the references the runtime would report there
-(``--caller``: as a frame that is not the leaf). ``encode`` prints the blob of a JSON method
-description as hex. ``spec`` prints the JSON description of a blob (the inverse of ``encode``).
-HEX may be split over several arguments and contain spaces; a FILE holds hex text or raw bytes;
-``-`` reads standard input. An argument that names no file is hex, whatever its length. Inputs
-over `MAX_INPUT_BYTES` (16 MiB) are refused; ``-o`` replaces its file only once the output is complete.
+"""JSON method descriptions of CoreCLR x86 GC info: `MethodGCInfo` <-> JSON, and the JSON shapes.
 
 The JSON method description (every key but ``method_size`` is optional)::
 
@@ -42,26 +28,20 @@ object names its class with ``"type"``. ``gctoy gcinfo-x86 schema`` prints these
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import enum
 import json
 import re
-import sys
 import types
 import typing
 from typing import Any
 
 from ..errors import GCToyError
-from ..fileio import InputTooLarge, names_file, read_limited, write_output
-from .header import CURRENT_VERSION, VERSIONS, InfoHdr
+from .header import CURRENT_VERSION, InfoHdr
 from .info_tables import Lifetime, NoGCRegion, UntrackedSlot
+from .method import ENCODINGS, MethodGCInfo, empty_pointer_table
 
 _DERIVED = ("epilog_count", "untracked_cnt", "var_ptr_table_size", "no_gc_region_cnt")
-
-#: The largest input (blob file, hex text or JSON description) the command reads.
-MAX_INPUT_BYTES = 16 << 20
-
 
 class SpecError(GCToyError):
     """A JSON method description that does not describe a method, with the JSON path at fault."""
@@ -85,7 +65,11 @@ def _union_args(tp: Any) -> tuple[Any, ...] | None:
 
 
 def from_json(tp: Any, value: Any, path: str) -> Any:
-    """Convert JSON ``value`` to type ``tp`` (ints, bools, strings, enums, tuples, frozensets, dataclasses)."""
+    """Convert JSON ``value`` to type ``tp`` (ints, bools, strings, enums, tuples, frozensets, dataclasses).
+
+    Long because it is one dispatch over the type forms the descriptions use, a few lines each,
+    sharing the JSON path for the errors.
+    """
     if tp is Any:
         return value
     members = _union_args(tp)
@@ -93,7 +77,7 @@ def from_json(tp: Any, value: Any, path: str) -> Any:
         if value is None and type(None) in members:
             return None
         choices = [m for m in members if m is not type(None)]
-        classes = [m for m in choices if dataclasses.is_dataclass(m)]
+        classes = [m for m in choices if isinstance(m, type) and dataclasses.is_dataclass(m)]
         if len(classes) > 1 and isinstance(value, dict):
             name = value.get("type")
             match = next((c for c in classes if c.__name__ == name), None)
@@ -144,7 +128,7 @@ def from_json(tp: Any, value: Any, path: str) -> Any:
         item = args[0] if args else Any
         items = [from_json(item, v, f"{path}[{i}]") for i, v in enumerate(value)]
         return {tuple: tuple, list: tuple, frozenset: frozenset, set: frozenset}[origin](items)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
             raise SpecError(path, f"must be an object with the fields of {tp.__name__}, got {json.dumps(value)}")
         hints = typing.get_type_hints(tp)
@@ -208,7 +192,7 @@ def schema_of(tp: Any, seen: set | None = None) -> Any:
     if origin in (tuple, list, frozenset, set):
         args = [a for a in typing.get_args(tp) if a is not Ellipsis]
         return [schema_of(a, seen) for a in args] or ["any"]
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if tp in seen:
             return tp.__name__
         seen.add(tp)
@@ -223,8 +207,6 @@ def schema_of(tp: Any, seen: set | None = None) -> Any:
 
 def info_from_spec(spec: Any, version: int = CURRENT_VERSION):
     """Build a `MethodGCInfo` from a parsed JSON method description (raises `SpecError`)."""
-    from .method import MethodGCInfo, empty_pointer_table
-
     if not isinstance(spec, dict):
         raise SpecError("", "the method description must be a JSON object")
     known = {"method_size", "header", "epilogs", "no_gc_regions", "untracked", "lifetimes", "pointer_table"}
@@ -296,99 +278,8 @@ def parse_hex(text: str, where: str) -> bytes:
     return bytes(out)
 
 
-def read_blob(args: list[str]) -> tuple[bytes, str]:
-    """The blob named by the command line and its name.
-
-    ``-`` reads standard input; one argument naming an existing file reads that file (hex text or
-    raw bytes); anything else is hex digits, however long. Inputs over `MAX_INPUT_BYTES` are refused.
-    """
-    if len(args) == 1 and (args[0] == "-" or names_file(args[0])):
-        name = args[0]
-        raw = read_limited(name, MAX_INPUT_BYTES)
-        name = "<stdin>" if name == "-" else name
-        try:
-            text = raw.decode("ascii")
-        except UnicodeDecodeError:
-            return raw, name
-        if re.fullmatch(r"[\s,0-9A-Fa-fxX]*", text) and text.strip():
-            return parse_hex(text, "file"), name
-        return raw, name
-    return parse_hex(" ".join(args), "HEX"), "<hex>"
-
-
-def blob_name(args: list[str]) -> str:
-    """How errors name the blob of ``args``: the file, ``<stdin>`` or ``<hex>``."""
-    if len(args) == 1 and args[0] == "-":
-        return "<stdin>"
-    return args[0] if len(args) == 1 and names_file(args[0]) else "<hex>"
-
-
-# --------------------------------------------------------------------------- commands
-
-
-_BLOB_HELP = (f"hex bytes (spaces allowed), a file of hex text or raw bytes, or '-' for standard input "
-              f"(at most {MAX_INPUT_BYTES >> 20} MiB)")
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gctoy gcinfo-x86",
-                                description="Decode, print and encode CoreCLR x86 (JIT32) GC info.",
-                                epilog=f"Inputs larger than {MAX_INPUT_BYTES >> 20} MiB are refused.")
-    sub = p.add_subparsers(dest="action", required=True)
-
-    def output(q: argparse.ArgumentParser) -> None:
-        q.add_argument("-o", dest="output", metavar="FILE", help="write the output here instead of standard output")
-
-    def common(q: argparse.ArgumentParser) -> None:
-        output(q)
-        q.add_argument("--gcinfo-version", type=int, default=CURRENT_VERSION, choices=VERSIONS,
-                       help=f"GC info format version (default {CURRENT_VERSION})")
-        q.add_argument("--legacy", action="store_true",
-                       help="old (.NET Framework era) blobs: no argTabOffset, absolute untracked offsets")
-
-    d = sub.add_parser("dump", help="print a blob as CoreCLR's gcdump does")
-    d.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)
-    d.add_argument("--at", metavar="OFFSET", help="also classify this code offset and list its live references")
-    d.add_argument("--caller", action="store_true", help="with --at: the frame is not the leaf (curOffs-1 rules)")
-    common(d)
-    e = sub.add_parser("encode", help="print the blob of a JSON method description as hex",
-                       description="Encode a JSON method description: keys method_size, header, epilogs, "
-                       "no_gc_regions, untracked, lifetimes, pointer_table ('gctoy gcinfo-x86 schema' shows "
-                       "their shapes, 'gctoy gcinfo-x86 spec HEX' an example).")
-    e.add_argument("spec", metavar="SPEC.json", help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)")
-    common(e)
-    s = sub.add_parser("spec", help="print the JSON method description of a blob")
-    s.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)
-    common(s)
-    output(sub.add_parser("schema", help="print the JSON shapes of the method description and each pointer table"))
-    return p
-
-
-def _dump(args) -> str:
-    from .gcdump import classify_offset, gcdump
-    from .gcrefs import gc_refs_at
-
-    data, _ = read_blob(args.blob)
-    out = gcdump(data, args.gcinfo_version, legacy=args.legacy)
-    if args.at is not None:
-        try:
-            offset = int(args.at, 0)
-        except ValueError:
-            raise SpecError("", f"--at: not a number: {args.at!r}") from None
-        out += classify_offset(data, offset, args.gcinfo_version, legacy=args.legacy) + "\n"
-        refs = gc_refs_at(data, offset, active_frame=not args.caller, version=args.gcinfo_version,
-                          legacy=args.legacy)
-        frame = "caller frame" if args.caller else "active frame"
-        out += f"Live references at {offset:04X} ({frame}): {len(refs)}\n"
-        for ref in refs:
-            flags = "".join((" interior" if ref.interior else "", " pinned" if ref.pinned else ""))
-            out += f"    {ref.kind:<10} {ref.location}{flags}\n"
-    return out
-
-
-def _schema() -> str:
-    from .method import ENCODINGS, empty_pointer_table
-
+def schema_text() -> str:
+    """The JSON shapes of the method description and of each pointer table, as indented JSON text."""
     header = {k: v for k, v in schema_of(InfoHdr).items() if k not in _DERIVED}
     shapes = {"method": {"method_size": "int", "header": header,
                          "epilogs": ["int"], "no_gc_regions": [schema_of(NoGCRegion)],
@@ -397,63 +288,3 @@ def _schema() -> str:
     for kind, hdr in zip(ENCODINGS, (InfoHdr(interruptible=True), InfoHdr(ebp_frame=True), InfoHdr())):
         shapes[f"pointer_table ({kind})"] = schema_of(type(empty_pointer_table(hdr)))
     return json.dumps(shapes, indent=2) + "\n"
-
-
-def _read_spec(name: str) -> Any:
-    """The parsed JSON method description in file ``name`` (``-``: standard input)."""
-    shown = "<stdin>" if name == "-" else name
-    try:
-        raw = read_limited(name, MAX_INPUT_BYTES)
-    except OSError as e:
-        raise SpecInputError(f"{shown}: error: cannot read: {e.strerror or e}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SpecInputError(f"{shown}: error: not UTF-8 text (byte offset {e.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SpecInputError(f"{shown}:{e.lineno}:{e.colno}: error: invalid JSON: {e.msg}") from None
-    except ValueError as e:  # e.g. an integer literal of more digits than Python converts
-        raise SpecInputError(f"{shown}: error: invalid JSON: {e}") from None
-    except RecursionError:
-        raise SpecInputError(f"{shown}: error: invalid JSON: nested too deeply") from None
-
-
-class SpecInputError(GCToyError):
-    """A JSON description that cannot be read or parsed; the message is the whole error line."""
-
-
-def cmd_gcinfo_x86(argv: list[str]) -> int:
-    """Run ``gctoy gcinfo-x86``; bad input prints ``file: error: message`` and returns 1."""
-    args = _parser().parse_args(argv)
-    name = "<hex>"
-    try:
-        if args.action == "dump":
-            name = blob_name(args.blob)
-            out = _dump(args)
-        elif args.action == "spec":
-            from .method import decode
-
-            name = blob_name(args.blob)
-            data, name = read_blob(args.blob)
-            out = json.dumps(spec_from_info(decode(data, args.gcinfo_version, legacy=args.legacy)), indent=2) + "\n"
-        elif args.action == "schema":
-            out = _schema()
-        else:
-            from .method import encode
-
-            name = "<stdin>" if args.spec == "-" else args.spec
-            info = info_from_spec(_read_spec(args.spec), args.gcinfo_version)
-            out = encode(info, args.gcinfo_version, legacy=args.legacy).hex(" ").upper() + "\n"
-    except (SpecInputError, InputTooLarge) as e:
-        print(e, file=sys.stderr)
-        return 1
-    except OSError as e:
-        print(f"{name}: error: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except GCToyError as e:
-        print(f"{name}: error: {e}", file=sys.stderr)
-        return 1
-    write_output(out, args.output)
-    return 0
