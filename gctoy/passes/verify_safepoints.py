@@ -48,11 +48,12 @@ import enum
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..errors import VerifyError
+from ..errors import GCToyError, VerifyError
 from ..ir import instructions as I
 from ..ir.analysis import DominatorTree, LocalNames, reverse_post_order
 from ..ir.module import Module
-from ..ir.statepoint import Statepoint, source_location
+from ..ir.intrinsics import is_relocate_name
+from ..ir.statepoint import GCRelocate, Statepoint, source_location, token_statepoint
 from ..ir.types import GC_ADDRSPACE, VOID, ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
 from ..ir.values import (
     BasicBlock,
@@ -164,8 +165,9 @@ def _returned_argument(call: I.CallBase) -> Value | None:
 def base_kind(value: Value) -> BaseKind:
     """Classify ``value`` by the sources it may be derived from (LLVM's ``getBaseType``).
 
-    As in LLVM 14, a ``gc.relocate`` is a source of its own (non-constant), even when it
-    relocates ``null``; later LLVM releases look through it to the pointer it relocates.
+    A ``gc.relocate`` is looked through to the pointer it relocates: relocating
+    keeps a null pointer null and a constant constant.  (LLVM 14 counted every
+    relocate as a movable source of its own; LLVM 19 looks through, and so does gctoy.)
     """
     work: list[Value] = [value]
     seen: set[int] = set()
@@ -183,11 +185,26 @@ def base_kind(value: Value) -> BaseKind:
             work.extend(val for val, _ in v.incoming)
         elif isinstance(v, I.Select):
             work += [v.true_value, v.false_value]
+        elif (relocated := _relocated_pointer(v)) is not None:
+            work.append(relocated)
         elif isinstance(v, Constant):
             only_null = only_null and is_null_constant(v)
         else:
             return BaseKind.NON_CONSTANT
     return BaseKind.EXCLUSIVELY_NULL if only_null else BaseKind.EXCLUSIVELY_SOME_CONSTANT
+
+
+def _relocated_pointer(v: Value) -> Value | None:
+    """For a well-formed ``gc.relocate``: the derived pointer it relocates; else None."""
+    if not (isinstance(v, I.Call) and is_relocate_name(v.callee_name) and len(v.args) == 3):
+        return None
+    sp = token_statepoint(v.args[0])
+    if sp is None:
+        return None
+    try:
+        return GCRelocate(v, Statepoint.of(sp)).derived
+    except (GCToyError, IndexError):
+        return None
 
 
 def may_move(value: Value) -> bool:
