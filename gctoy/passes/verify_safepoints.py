@@ -565,13 +565,24 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
     return result
 
 
-@register("verify-safepoints")
-def verify_safepoints(module: Module) -> None:
+@register("verify-safepoints", options=True)
+def verify_safepoints(module: Module, options: str | None = None) -> None:
     """Raise VerifyError listing every unrelocated use in the module, one line per use.
 
     The error's location is the first use; its message holds that use's text and
     then one full ``file:line:col: error: ...`` line for each further use.
+    ``verify-safepoints<print-only>`` (LLVM's ``-safepoint-ir-verifier-print-only``)
+    writes LLVM's report of every function to standard error instead and never fails.
     """
+    if options is not None:
+        if options != "print-only":
+            raise VerifyError(f"verify-safepoints takes one option, 'print-only' (got '<{options}>')")
+        import sys
+
+        from .safepoint_ir_report import module_report
+
+        sys.stderr.write(module_report(module))
+        return
     found = [u for fn in module.definitions() for u in find_unrelocated_uses(fn)]
     if not found:
         return
@@ -582,6 +593,9 @@ def verify_safepoints(module: Module) -> None:
         lines.append(u.message if k == 0 else f"{loc}: error: {u.message}")
     first = found[0]
     raise VerifyError("\n".join(lines), first.location or f"{filename}: @{first.instruction.function.name}")
+
+
+register("verify-safepoint-ir", options=True)(verify_safepoints)  # LLVM's legacy pass name
 
 
 __all__ = ["BaseKind", "Deadness", "Availability", "UnrelocatedUse", "base_kind", "find_unrelocated_uses",

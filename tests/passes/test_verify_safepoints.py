@@ -18,6 +18,7 @@ from gctoy.ir.types import I1
 from gctoy.ir.values import ConstantInt
 from gctoy.llvm_tools import run_opt
 from gctoy.passes import run
+from gctoy.passes.safepoint_ir_report import module_report
 from gctoy.passes.verify_safepoints import BaseKind, base_kind, find_unrelocated_uses
 import gcprog_gen
 
@@ -814,3 +815,52 @@ def test_agrees_with_llvm19_on_broken_rs4gc_output(llvm14, llvm19, seed):
     """The same kind of broken programs, judged by LLVM 19's verifier."""
     for text in _broken_rs4gc_outputs(llvm14.opt, seed):
         assert ours(text) == llvm(llvm19.opt, text, ("-disable-verify",))
+
+
+# ---------------------------------------------------------------------------
+# -safepoint-ir-verifier-print-only: LLVM's own report, line for line
+
+_ALIGN = re.compile(r", align \d+")
+
+
+def _llvm_report(opt, text: str) -> str:
+    proc = run_opt(opt, ["-passes=verify<safepoint-ir>", "-safepoint-ir-verifier-print-only", "-disable-output"], text)
+    assert proc.returncode == 0, proc.stderr
+    return _ALIGN.sub("", proc.stderr)  # (gctoy prints a load's or store's align only where the input has one)
+
+
+@pytest.mark.parametrize("name,text", DIFF_INPUTS, ids=[n for n, _ in DIFF_INPUTS])
+def test_report_is_llvm14s(llvm14, name, text):
+    ours = _ALIGN.sub("", module_report(parse_module(text, "case.ll")))
+    assert (ours == _llvm_report(llvm14.opt, text)) == (name not in FIXED_AFTER_LLVM14)
+
+
+@pytest.mark.parametrize("name,text", DIFF_INPUTS, ids=[n for n, _ in DIFF_INPUTS])
+def test_report_is_llvm19s_in_opaque_ir(llvm19, name, text):
+    opaque = print_module(parse_module(text, "case.ll"), opaque=True)
+    assert _ALIGN.sub("", module_report(parse_module(opaque, "case.ll"))) == _llvm_report(llvm19.opt, opaque)
+
+
+def test_print_only_from_the_command_line(tmp_path, capsys):
+    """LLVM's flag and pass names: the report on standard error, exit status 0, the module unchanged."""
+    from gctoy.cli import main
+
+    path = tmp_path / "two.ll"
+    path.write_text(module_text(CASES["store_both"][0]) + _expand(CASES["ret_relocated"][0]))
+    for passes in ("verify<safepoint-ir>", "verify-safepoint-ir", "verify-safepoints"):
+        assert main(["opt", f"-passes={passes}", "-safepoint-ir-verifier-print-only", "-S", str(path)]) == 0
+        out, err = capsys.readouterr()
+        assert err == module_report(parse_module(path.read_text(), "two.ll"))
+        assert err.startswith("Verifying gc pointers in function: store_both\nIllegal use of unrelocated value found!\n")
+        assert err.endswith("Verifying gc pointers in function: ret_relocated\n"
+                            "No illegal uses found by SafepointIRVerifier in: ret_relocated\n")
+        assert "define void @store_both" in out
+    assert main(["opt", "-passes=verify<safepoint-ir>", str(path)]) == 1
+    assert "use of unrelocated value '%obj'" in capsys.readouterr().err
+
+
+def test_unknown_verifier_option_is_an_error():
+    from gctoy.passes import UnknownPassError
+
+    with pytest.raises(UnknownPassError, match=r"verify<safepoint>"):
+        run(parse_module(module_text(CASES["ret_relocated"][0]), "x.ll"), "verify<safepoint>")
