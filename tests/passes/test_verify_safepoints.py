@@ -19,7 +19,7 @@ from gctoy.ir.values import ConstantInt
 from gctoy.llvm_tools import run_opt
 from gctoy.passes import run
 from gctoy.passes.safepoint_ir_report import module_report
-from gctoy.passes.verify_safepoints import BaseKind, base_kind, find_unrelocated_uses
+from gctoy.passes.verify_safepoints import BaseKind, BaseKinds, base_kind, find_unrelocated_uses
 import gcprog_gen
 
 CORPUS = Path(__file__).resolve().parent.parent / "ir" / "corpus"
@@ -864,3 +864,13 @@ def test_unknown_verifier_option_is_an_error():
 
     with pytest.raises(UnknownPassError, match=r"verify<safepoint>"):
         run(parse_module(module_text(CASES["ret_relocated"][0]), "x.ll"), "verify<safepoint>")
+
+
+@pytest.mark.parametrize("name,text", DIFF_INPUTS[::3], ids=[n for n, _ in DIFF_INPUTS[::3]])
+def test_base_kinds_of_a_function_equal_one_walk_each(name, text):
+    """The per-function solution (linear) gives what base_kind's walk gives for each value."""
+    for fn in parse_module(text, "case.ll").definitions():
+        kinds = BaseKinds(fn)
+        for inst in fn.instructions():
+            for v in [inst, *inst.operands]:
+                assert kinds(v) is base_kind(v), (fn.name, inst)
