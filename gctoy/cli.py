@@ -42,6 +42,9 @@ def _opt_parser() -> argparse.ArgumentParser:
                    help="accept %%N names out of sequence and renumber them")
     p.add_argument("--keep-comments", action="store_true", help="keep the input's comments in the output")
     _add_disable_verify(p)
+    p.add_argument("-safepoint-ir-verifier-print-only", "--safepoint-ir-verifier-print-only", dest="sp_print_only",
+                   action="store_true", help="verify<safepoint-ir> prints LLVM's report of every function to "
+                   "standard error instead of failing on the first illegal use")
     spp = p.add_argument_group("place-safepoints options (LLVM's -spp-* flags)")
     for flag, text in (("no-entry", "no poll at function entry"), ("no-backedge", "no polls on loop backedges"),
                        ("no-call", "calls do not count as safepoints when deciding backedge polls"),
@@ -108,6 +111,9 @@ def cmd_opt(argv: list[str]) -> int:
     try:
         text = read_text_input(name)
         pipeline = _with_rs4gc_options(_with_spp_options(args.passes, args), args)
+        if args.sp_print_only:
+            pipeline = ",".join("verify-safepoints<print-only>" if e in ("verify<safepoint-ir>", "verify-safepoints", "verify-safepoint-ir")
+                                else e for e in (x.strip() for x in pipeline.split(",")))
         parse_pipeline(pipeline)
         module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
                               fix_numbering=args.fix_numbering)

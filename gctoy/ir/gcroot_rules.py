@@ -1,7 +1,7 @@
 """The rules for ``@llvm.gcroot``, ``@llvm.gcread`` and ``@llvm.gcwrite`` (seed 003, "LLVM IR Features").
 
-Each rule says where it comes from, because LLVM 14's own verifier (``opt -passes=verify``)
-enforces only some of what the seed's prose demands:
+Each rule says where it comes from, because LLVM's own verifier (``opt -passes=verify``, 14
+and 19 alike) enforces only some of what the seed's prose demands:
 
 ==========================  ======  =====================================================
 rule                        origin  what it demands
@@ -19,17 +19,20 @@ rule                        origin  what it demands
 ``NON_POINTER_NEEDS_META``  LLVM    a root whose alloca does not hold a pointer needs
                                     non-null metadata (the collector must be told what
                                     the slot holds)
-``ROOT_IN_ENTRY``           seed    every gcroot call sits in the entry block (LLVM 14
-                                    accepts one elsewhere; its lowering then misplaces
-                                    the root's initialisation)
+``ROOT_IN_ENTRY``           seed    every gcroot call sits in the entry block (LLVM
+                                    accepts one elsewhere; if the root's alloca is there
+                                    too, its ``store null`` stays there, after the shadow
+                                    stack's frame is pushed)
 ``META_IS_GLOBAL``          seed    the metadata is ``null`` or the address of a global
                                     (through constant casts or a constant GEP); LLVM
                                     accepts any constant, e.g. ``inttoptr (i64 7 ...)``
 ==========================  ======  =====================================================
 
 LLVM checks signatures at call sites only (an unused, mistyped declaration passes), and so
-does gctoy. ``check_gc_intrinsics`` raises the first problem; the structural verifier
-(``gctoy.ir.verifier``) reports all of them next to its own.
+does gctoy. ``gc_intrinsic_problems`` lists every broken rule, the seed's included;
+``check_gc_intrinsics`` raises the first of them (the seed's strict reading). The structural
+verifier (``gctoy.ir.verifier``, run by ``-passes=verify`` and on every input of ``gctoy opt``)
+refuses exactly what LLVM refuses: the rules of origin LLVM.
 """
 from __future__ import annotations
 
@@ -61,7 +64,7 @@ SIGNATURES: dict[str, tuple[FunctionType, FunctionType]] = {
 
 
 class Origin(enum.Enum):
-    """Who demands a rule: LLVM 14's verifier, or only the seed's text (gctoy enforces both)."""
+    """Who demands a rule: LLVM's verifier (gctoy's refuses it too), or only the seed's text (reported)."""
 
     LLVM = "llvm"
     SEED = "seed"

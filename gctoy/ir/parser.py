@@ -131,6 +131,8 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         self.pending: dict[str, _PendingGlobal] = {}
         self.first_use: dict[str, int] = {}
         self.defined_types: set[str] = set()
+        # ``%T = type i32``: a name for a type that is not a struct is only an alias (as in LLVM)
+        self.type_aliases: dict[str, Type] = {}
         # per-function state
         self.locals: dict[str, Value] = {}
         self.forward: dict[str, _ForwardLocal] = {}
@@ -204,15 +206,21 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if name in self.defined_types:
             raise self.err(f"redefinition of type named '%{name}'", tok[2])
         self.defined_types.add(name)
-        self.type_offsets[name] = tok[2]
-        ref = self.module.named_type(name)
-        body = ref.body
         if self.accept("opaque"):
-            body.elements = None
+            self.type_offsets[name] = tok[2]
+            self.module.named_type(name).body.elements = None
             return
+        if not (self.at("{") or (self.at("<") and self.peek(1)[1] == "{")):
+            ty = self.type_()  # not a struct: an alias, which LLVM allows only before any use
+            if name in self.module.types:
+                raise self.err(f"forward references to non-struct type '%{name}'", tok[2])
+            self.type_aliases[name] = ty
+            return
+        self.type_offsets[name] = tok[2]
+        body = self.module.named_type(name).body
         ty = self.type_()
         if not isinstance(ty, StructType):
-            raise self.err("only struct types can be named in gctoy's IR subset", tok[2])
+            raise self.err(f"expected a struct type for '%{name}'", tok[2])
         body.elements, body.packed = ty.elements, ty.packed
 
     def attribute_group(self) -> None:
@@ -314,7 +322,8 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 raise self.mixed_pointers(tok[2])
             ty = PointerType(None, self.addrspace())
         elif kind == "LOCAL":
-            ty = self.module.named_type(self.local_name(tok))
+            name = self.local_name(tok)
+            ty = self.type_aliases[name] if name in self.type_aliases else self.module.named_type(name)
         elif text == "{":
             self.enter(tok[2])
             ty = StructType(self.type_list("}"), False)

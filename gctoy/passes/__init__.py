@@ -33,14 +33,20 @@ def register(name: str, options: bool = False) -> Callable[[PassFn], PassFn]:
     return wrap
 
 
-@register("verify")
-def verify(module: Module) -> None:
-    """The structural verifier (raises VerifyError on the first problem)."""
-    check_module(module)
-
-
 class UnknownPassError(GCToyError):
     """A pass name that gctoy does not have."""
+
+
+@register("verify", options=True)
+def verify(module: Module, options: str | None = None) -> None:
+    """The structural verifier (raises VerifyError on the first problem); ``verify<safepoint-ir>``: LLVM's
+    name for the safepoint verifier, ``verify-safepoints``."""
+    if options is None:
+        check_module(module)
+    elif options == "safepoint-ir":
+        REGISTRY["verify-safepoints"](module)
+    else:
+        raise UnknownPassError(f"unknown verifier 'verify<{options}>' (gctoy has: verify, verify<safepoint-ir>)")
 
 
 def split_pass(entry: str) -> tuple[str, str | None]:

@@ -7,8 +7,8 @@ call's name, and, if the strategy initialises roots, every pointer alloca named 
 ``llvm.gcroot`` gets ``store null`` right after it unless the entry block already stores to
 it before anything that could become a safe point. As in LLVM 14 and 19, that includes the
 roots of ``shadow-stack`` functions (whose own lowering runs later) and roots named by a
-``gcroot`` call outside the entry block (which gctoy's verifier rejects, after seed 003, but
-the pass itself handles as LLVM does).
+``gcroot`` call outside the entry block (valid IR for LLVM and gctoy, though seed 003 asks
+for the entry block).
 
 Two strategies of gctoy's own replace the default:
 

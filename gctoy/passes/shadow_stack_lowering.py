@@ -13,8 +13,8 @@ what LLVM 14's ``llc`` does with the two IR passes it runs back to back:
 
 Names of the new values, blocks and types follow LLVM's uniquing (a per-function
 counter for values and blocks, a per-module counter for struct type names), so the
-printed result reads like ``llc -O0 -stop-after=shadow-stack-gc-lowering``'s.
-Typed pointers only (LLVM 14's default IR).
+printed result reads like ``llc -O0 -stop-after=shadow-stack-gc-lowering``'s: LLVM 14's for
+typed-pointer IR, LLVM 19's for opaque-pointer IR.
 """
 from __future__ import annotations
 
@@ -165,14 +165,16 @@ def _call_does_not_throw(call: Call, module: Module) -> bool:
 
 
 def _collect_roots(fn: Function) -> list[tuple[Call, Alloca]]:
-    """The gcroot calls with their allocas, in block order (checked as the seed requires)."""
+    """The gcroot calls with their allocas, in block order, from every block as LLVM collects them.
+
+    A root named outside the entry block is lowered as LLVM lowers it: its frame slot is
+    set up in the entry block with the others (and its ``store null`` stays where
+    gc-lowering put it, right after its alloca)."""
     roots = []
     for block in fn.blocks:
         for inst in block.instructions:
             if not _is_gcroot(inst):
                 continue
-            if block is not fn.entry:
-                raise ShadowStackError(f"@{fn.name}: llvm.gcroot outside the entry block")
             if len(inst.args) != 2:
                 raise ShadowStackError(f"@{fn.name}: llvm.gcroot takes two operands")
             slot = _strip_casts(inst.args[0])
@@ -197,7 +199,12 @@ def _could_become_safe_point(inst) -> bool:
 
 
 def init_roots(fn: Function, roots: list[tuple[Call, Alloca]]) -> None:
-    """Store null into every root not already stored to before the first possible safe point."""
+    """Store null into every root not already stored to before the first possible safe point.
+
+    A root whose alloca is already followed by a ``store null`` into it counts as
+    initialised too, so that running this twice (``lower-gc-barriers``, then
+    ``shadow-stack-gc-lowering``, which does llc's gc-lowering step itself) adds nothing
+    for an alloca outside the entry block either."""
     insts = fn.entry.instructions
     i = 0
     while i < len(insts) and isinstance(insts[i], Alloca):
@@ -211,9 +218,19 @@ def init_roots(fn: Function, roots: list[tuple[Call, Alloca]]) -> None:
                 inited.add(id(target))
         i += 1
     for _, root in roots:
-        if id(root) not in inited:
+        if id(root) not in inited and not _null_stored_next(root):
             root.parent.insert_after(root, Store(ConstantNull(root.allocated_type), root, align=PTR_ALIGN))
-            inited.add(id(root))
+        inited.add(id(root))
+
+
+def _null_stored_next(root: Alloca) -> bool:
+    """True if the instruction after ``root`` stores null into it."""
+    insts = root.parent.instructions
+    k = insts.index(root) + 1
+    if k >= len(insts) or not isinstance(insts[k], Store):
+        return False
+    store = insts[k]
+    return _strip_casts(store.pointer) is root and _is_null(store.value)
 
 
 # ---------------------------------------------------------------------------

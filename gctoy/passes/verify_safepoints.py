@@ -48,11 +48,12 @@ import enum
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..errors import VerifyError
+from ..errors import GCToyError, VerifyError
 from ..ir import instructions as I
 from ..ir.analysis import DominatorTree, LocalNames, reverse_post_order
+from ..ir.intrinsics import is_relocate_name
 from ..ir.module import Module
-from ..ir.statepoint import Statepoint, source_location
+from ..ir.statepoint import GCRelocate, Statepoint, source_location, statepoint_unwind_map, token_statepoint
 from ..ir.types import GC_ADDRSPACE, VOID, ArrayType, NamedStructType, PointerType, StructType, Type, VectorType
 from ..ir.values import (
     BasicBlock,
@@ -66,6 +67,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from . import register
+from .safepoint_deadness import Deadness
 
 
 # ---------------------------------------------------------------------------
@@ -161,12 +163,34 @@ def _returned_argument(call: I.CallBase) -> Value | None:
     return None
 
 
-def base_kind(value: Value) -> BaseKind:
-    """Classify ``value`` by the sources it may be derived from (LLVM's ``getBaseType``).
+def _base_sources(v: Value, unwinds: dict | None = None, seen: dict | None = None) -> list[Value] | None:
+    """What ``v`` is derived from, for the base walk (None: ``v`` is a source itself).
 
-    As in LLVM 14, a ``gc.relocate`` is a source of its own (non-constant), even when it
-    relocates ``null``; later LLVM releases look through it to the pointer it relocates.
+    A ``gc.relocate`` is looked through to the pointer it relocates: relocating
+    keeps a null pointer null and a constant constant.  (LLVM 14 counted every
+    relocate as a movable source of its own; LLVM 19 looks through, and so does gctoy.)
     """
+    if isinstance(v, I.Cast):
+        return [_strip_pointer_casts(v)]
+    if isinstance(v, I.GetElementPtr):
+        return [v.pointer]
+    if isinstance(v, I.Phi):
+        return [val for val, _ in v.incoming]
+    if isinstance(v, I.Select):
+        return [v.true_value, v.false_value]
+    relocated = _relocated_pointer(v, unwinds, seen)
+    return None if relocated is None else [relocated]
+
+
+def _source_kind(v: Value) -> BaseKind:
+    """The kind of a value the base walk stops at."""
+    if not isinstance(v, Constant):
+        return BaseKind.NON_CONSTANT
+    return BaseKind.EXCLUSIVELY_NULL if is_null_constant(v) else BaseKind.EXCLUSIVELY_SOME_CONSTANT
+
+
+def base_kind(value: Value) -> BaseKind:
+    """Classify ``value`` by the sources it may be derived from (LLVM's ``getBaseType``)."""
     work: list[Value] = [value]
     seen: set[int] = set()
     only_null = True
@@ -175,110 +199,84 @@ def base_kind(value: Value) -> BaseKind:
         if id(v) in seen:
             continue
         seen.add(id(v))
-        if isinstance(v, I.Cast):
-            work.append(_strip_pointer_casts(v))
-        elif isinstance(v, I.GetElementPtr):
-            work.append(v.pointer)
-        elif isinstance(v, I.Phi):
-            work.extend(val for val, _ in v.incoming)
-        elif isinstance(v, I.Select):
-            work += [v.true_value, v.false_value]
-        elif isinstance(v, Constant):
-            only_null = only_null and is_null_constant(v)
-        else:
-            return BaseKind.NON_CONSTANT
+        sources = _base_sources(v)
+        if sources is not None:
+            work += sources
+            continue
+        kind = _source_kind(v)
+        if kind is BaseKind.NON_CONSTANT:
+            return kind
+        only_null = only_null and kind is BaseKind.EXCLUSIVELY_NULL
     return BaseKind.EXCLUSIVELY_NULL if only_null else BaseKind.EXCLUSIVELY_SOME_CONSTANT
+
+
+_RANK = {BaseKind.EXCLUSIVELY_NULL: 0, BaseKind.EXCLUSIVELY_SOME_CONSTANT: 1, BaseKind.NON_CONSTANT: 2}
+
+
+class BaseKinds:
+    """:func:`base_kind` of every value of one function, found together (one walk per value is quadratic).
+
+    A derived value's kind is the highest of its sources' (null < some constant < non-constant),
+    found by raising kinds from the bottom until nothing changes, as a walk would find it.
+    """
+
+    def __init__(self, fn: Function) -> None:
+        self.sources: dict[int, list[Value]] = {}
+        users: dict[int, list[Value]] = {}
+        unwinds, seen = statepoint_unwind_map(fn), {}
+        for inst in fn.instructions():
+            srcs = _base_sources(inst, unwinds, seen)
+            if srcs is not None:
+                self.sources[id(inst)] = srcs
+                for s in srcs:
+                    users.setdefault(id(s), []).append(inst)
+        # each derived value starts from its direct sources that are not derived, then a raise
+        # travels to the users (a kind only goes up, at most twice, so this is linear)
+        self.kinds = {k: max((_source_kind(s) for s in srcs if id(s) not in self.sources),
+                             key=_RANK.__getitem__, default=BaseKind.EXCLUSIVELY_NULL)
+                      for k, srcs in self.sources.items()}
+        work = [i for i in fn.instructions() if id(i) in self.sources]
+        while work:
+            v = work.pop()
+            kind = self.kinds[id(v)]
+            for u in users.get(id(v), ()):
+                if u is not v and _RANK[kind] > _RANK[self.kinds[id(u)]]:
+                    self.kinds[id(u)] = kind
+                    work.append(u)
+
+    def __call__(self, v: Value) -> BaseKind:
+        """The kind of ``v`` (a value of this function, or any other value)."""
+        k = self.kinds.get(id(v))
+        return k if k is not None else (base_kind(v) if _base_sources(v) is not None else _source_kind(v))
+
+    def may_move(self, v: Value) -> bool:
+        """True if some base of ``v`` is a real object."""
+        return self(v) is BaseKind.NON_CONSTANT
+
+
+def _relocated_pointer(v: Value, unwinds: dict | None = None, seen: dict | None = None) -> Value | None:
+    """For a well-formed ``gc.relocate``: the derived pointer it relocates; else None.
+
+    ``unwinds`` (``statepoint_unwind_map``) and ``seen`` (call id -> Statepoint) save work per call."""
+    if not (isinstance(v, I.Call) and is_relocate_name(v.callee_name) and len(v.args) == 3):
+        return None
+    sp = token_statepoint(v.args[0], unwinds)
+    if sp is None:
+        return None
+    try:
+        view = seen.get(id(sp)) if seen is not None else None
+        if view is None:
+            view = Statepoint.of(sp)
+            if seen is not None:
+                seen[id(sp)] = view
+        return GCRelocate(v, view).derived
+    except (GCToyError, IndexError):
+        return None
 
 
 def may_move(value: Value) -> bool:
     """True if some base of ``value`` is a real object (so a statepoint may relocate it)."""
     return base_kind(value) is BaseKind.NON_CONSTANT
-
-
-# ---------------------------------------------------------------------------
-# Dead blocks and dead edges
-
-
-class Deadness:
-    """Blocks and edges that never run: unreachable blocks, and what ``br i1 <constant>`` cuts off.
-
-    An edge is a (source, target) pair.  A block is dead when every edge into it is
-    dead or comes from a dead block; then every block it dominates is dead too, and
-    the blocks those reach may become dead in turn.
-    """
-
-    def __init__(self, fn: Function, dt: DominatorTree) -> None:
-        self.function = fn
-        self.dt = dt
-        self.preds: dict[BasicBlock, list[BasicBlock]] = {b: [] for b in fn.blocks}
-        for b in fn.blocks:
-            term = b.terminator
-            for s in (term.successors if term is not None else []):
-                if s in self.preds:
-                    self.preds[s].append(b)  # one entry per edge, as LLVM's predecessor list
-        self.dead_blocks: set[BasicBlock] = {b for b in fn.blocks if not dt.is_reachable(b)}
-        self.dead_edges: set[tuple[BasicBlock, BasicBlock]] = set()
-        for b in reverse_post_order(fn):
-            term = b.terminator
-            if not (isinstance(term, I.Br) and term.is_conditional):
-                continue
-            on_true, on_false = term.ops[1], term.ops[2]
-            if on_true is on_false or not isinstance(term.condition, ConstantInt):
-                continue
-            untaken = on_false if term.condition.value else on_true
-            self._add_dead_edge(b, untaken)  # type: ignore[arg-type]
-
-    def is_dead_block(self, block: BasicBlock) -> bool:
-        """True if ``block`` can never run."""
-        return block in self.dead_blocks
-
-    def is_dead_edge(self, source: BasicBlock, target: BasicBlock) -> bool:
-        """True if control never flows along ``source -> target`` (for a live ``source``)."""
-        return (source, target) in self.dead_edges
-
-    def is_live_edge(self, source: BasicBlock, target: BasicBlock) -> bool:
-        """True if ``source`` is live and the edge is not cut off."""
-        return not self.is_dead_block(source) and not self.is_dead_edge(source, target)
-
-    def has_live_incoming_edge(self, block: BasicBlock) -> bool:
-        """True if some live block reaches ``block`` along a live edge."""
-        return any(self.is_live_edge(p, block) for p in self.preds.get(block, []))
-
-    def live_predecessors(self, block: BasicBlock) -> list[BasicBlock]:
-        """Distinct predecessors joined to ``block`` by a live edge, in function order."""
-        out: list[BasicBlock] = []
-        for p in self.preds.get(block, []):
-            if p not in out and self.is_live_edge(p, block):
-                out.append(p)
-        return out
-
-    def _add_dead_edge(self, source: BasicBlock, target: BasicBlock) -> None:
-        if (source, target) in self.dead_edges:
-            return
-        self.dead_edges.add((source, target))
-        if not self.has_live_incoming_edge(target):
-            self._add_dead_block(target)
-
-    def _add_dead_block(self, block: BasicBlock) -> None:
-        pending = [block]
-        while pending:
-            d = pending.pop()
-            if d in self.dead_blocks:
-                continue
-            dominated = self._dominated_by(d)
-            self.dead_blocks.update(dominated)
-            for b in dominated:
-                for s in b.successors:
-                    if s not in self.dead_blocks and not self.has_live_incoming_edge(s):
-                        pending.append(s)
-
-    def _dominated_by(self, block: BasicBlock) -> list[BasicBlock]:
-        out, stack = [], [block]
-        while stack:
-            b = stack.pop()
-            out.append(b)
-            stack.extend(self.dt.children(b))
-        return out
 
 
 # ---------------------------------------------------------------------------
@@ -317,6 +315,7 @@ class Availability:
         self.unrelocated_defs: set[I.Instruction] = set()
         #: derived from both relocated and unrelocated values: legal by itself, never available
         self.poisoned_defs: set[I.Instruction] = set()
+        self.kinds = BaseKinds(fn)
         for b in fn.blocks:
             if dead.is_dead_block(b):
                 continue
@@ -413,7 +412,7 @@ class Availability:
                 return None
             relocated = unrelocated = False
             for v, b in inst.incoming:
-                if not self.phi_edge_is_live(inst, b) or not may_move(v):
+                if not self.phi_edge_is_live(inst, b) or not self.kinds.may_move(v):
                     continue
                 if self.is_poisoned(v):
                     return "poisoned"
@@ -428,7 +427,7 @@ class Availability:
             if not holds_gc_pointer(inst.type):
                 return None
             for v in inst.operands:
-                if holds_gc_pointer(v.type) and may_move(v) and v not in available:
+                if holds_gc_pointer(v.type) and self.kinds.may_move(v) and v not in available:
                     return "poisoned" if self.is_poisoned(v) else "unrelocated"
         return None
 
@@ -479,12 +478,12 @@ def _check_instruction(av: Availability, inst: I.Instruction, available: set[Val
             for v, b in inst.incoming:
                 if not av.phi_edge_is_live(inst, b):
                     continue
-                if may_move(v) and v not in av.states[b].available_out:
+                if av.kinds.may_move(v) and v not in av.states[b].available_out:
                     found.append(_RawUse(inst, v, b))
         return found
     if isinstance(inst, (I.ICmp, I.FCmp)) and holds_gc_pointer(inst.ops[0].type):
         lhs, rhs = inst.ops[0], inst.ops[1]
-        kl, kr = base_kind(lhs), base_kind(rhs)
+        kl, kr = av.kinds(lhs), av.kinds(rhs)
         if not _comparison_is_legal(av, available, lhs, rhs, kl, kr):
             for v, k in ((lhs, kl), (rhs, kr)):
                 if k is BaseKind.NON_CONSTANT and v not in available:
@@ -493,7 +492,7 @@ def _check_instruction(av: Availability, inst: I.Instruction, available: set[Val
     for v in inst.operands:
         if isinstance(v, BasicBlock):
             continue
-        if holds_gc_pointer(v.type) and may_move(v) and v not in available:
+        if holds_gc_pointer(v.type) and av.kinds.may_move(v) and v not in available:
             found.append(_RawUse(inst, v))
     return found
 
@@ -535,9 +534,9 @@ def _unavailable_sources(av: Availability, v: I.Instruction) -> list[tuple[Value
     """The movable inputs an unrelocated/poisoned def was derived from (a phi's with their edge)."""
     if isinstance(v, I.Phi):
         return [(w, b) for w, b in v.incoming
-                if av.phi_edge_is_live(v, b) and may_move(w) and w not in av.states[b].available_out]
+                if av.phi_edge_is_live(v, b) and av.kinds.may_move(w) and w not in av.states[b].available_out]
     return [(w, None) for w in v.operands
-            if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and may_move(w)]
+            if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and av.kinds.may_move(w)]
 
 
 def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[BasicBlock], Value]:
@@ -633,13 +632,24 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
     return result
 
 
-@register("verify-safepoints")
-def verify_safepoints(module: Module) -> None:
+@register("verify-safepoints", options=True)
+def verify_safepoints(module: Module, options: str | None = None) -> None:
     """Raise VerifyError listing every unrelocated use in the module, one line per use.
 
     The error's location is the first use; its message holds that use's text and
     then one full ``file:line:col: error: ...`` line for each further use.
+    ``verify-safepoints<print-only>`` (LLVM's ``-safepoint-ir-verifier-print-only``)
+    writes LLVM's report of every function to standard error instead and never fails.
     """
+    if options is not None:
+        if options != "print-only":
+            raise VerifyError(f"verify-safepoints takes one option, 'print-only' (got '<{options}>')")
+        import sys
+
+        from .safepoint_ir_report import module_report
+
+        sys.stderr.write(module_report(module))
+        return
     found = [u for fn in module.definitions() for u in find_unrelocated_uses(fn)]
     if not found:
         return
@@ -652,5 +662,8 @@ def verify_safepoints(module: Module) -> None:
     raise VerifyError("\n".join(lines), first.location or f"{filename}: @{first.instruction.function.name}")
 
 
-__all__ = ["BaseKind", "Deadness", "Availability", "UnrelocatedUse", "base_kind", "find_unrelocated_uses",
+register("verify-safepoint-ir", options=True)(verify_safepoints)  # LLVM's legacy pass name
+
+
+__all__ = ["BaseKind", "BaseKinds", "Deadness", "Availability", "UnrelocatedUse", "base_kind", "find_unrelocated_uses",
            "holds_gc_pointer", "may_move", "verify_safepoints"]

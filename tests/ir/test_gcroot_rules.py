@@ -1,10 +1,11 @@
-"""The gcroot/gcread/gcwrite rules: each case is checked against gctoy and, for the LLVM rules, LLVM 14's verifier."""
+"""The gcroot/gcread/gcwrite rules: each case is checked against gctoy and, for the LLVM rules, the verifiers of
+LLVM 14 and 19; gctoy's own verifier refuses exactly what LLVM's refuses."""
 from __future__ import annotations
 
 import pytest
 
 from gctoy.errors import VerifyError
-from gctoy.ir import parse_module
+from gctoy.ir import parse_module, print_module
 from gctoy.ir import instructions as I
 from gctoy.ir.gcroot_rules import Origin, Rule, check_gc_intrinsics, gc_intrinsic_problems
 from gctoy.ir.types import I8, PointerType
@@ -86,6 +87,25 @@ def test_llvm14_rejects_exactly_the_llvm_rules(llvm14, name, text, want):
     assert llvm_rejects == any(r.origin is Origin.LLVM for r in want), res.stderr
 
 
+@pytest.mark.parametrize("name,text,want", CASES, ids=[c[0] for c in CASES])
+def test_verify_pass_refuses_exactly_the_llvm_rules(name, text, want):
+    """The seed's rules are reported by gc_intrinsic_problems but are no reason to refuse a module."""
+    refuses = any(r.origin is Origin.LLVM for r in want)
+    if refuses:
+        with pytest.raises(VerifyError):
+            run(parse_module(text, "t.ll"), "verify")
+    else:
+        run(parse_module(text, "t.ll"), "verify")
+
+
+@pytest.mark.parametrize("name,text,want", CASES, ids=[c[0] for c in CASES])
+def test_llvm19_rejects_exactly_the_llvm_rules(llvm19, name, text, want):
+    """The same modules in opaque-pointer form (where a typed signature mismatch cannot be written)."""
+    opaque = print_module(parse_module(text, "t.ll"), opaque=True)
+    res = run_tool(llvm19.opt, ["-passes=verify", "-disable-output"], opaque)
+    assert (res.returncode != 0) == any(r.origin is Origin.LLVM for r in rules_of(opaque)), res.stderr
+
+
 def test_rule_origins():
     llvm = {r for r in Rule if r.origin is Origin.LLVM}
     assert llvm == {Rule.SIGNATURE, Rule.HAS_GC, Rule.ROOT_IS_ALLOCA, Rule.META_IS_CONSTANT,
@@ -130,13 +150,16 @@ def test_check_raises_with_block_location_for_built_ir():
     assert e.value.location == "@f, block %entry, instruction 1"
 
 
-def test_verify_pass_enforces_seed_rule():
-    text = TYPED + fn("""  %a = alloca i8*
-  br label %later
+def test_seed_rule_reported_but_not_refused():
+    text = TYPED + fn("""  br label %later
 later:
+  %a = alloca i8*
   call void @llvm.gcroot(i8** %a, i8* null)""")
+    m = parse_module(text, "t.ll")
+    assert [p.rule for p in gc_intrinsic_problems(m.get_function("f"))] == [Rule.ROOT_IN_ENTRY]
+    run(m, "verify")
     with pytest.raises(VerifyError, match="entry block"):
-        run(parse_module(text, "t.ll"), "verify")
+        check_gc_intrinsics(m)
 
 
 def test_verify_pass_reports_every_problem_with_others():
