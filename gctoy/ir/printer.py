@@ -387,6 +387,8 @@ class _Printer:
         if isinstance(x, I.FNeg):
             flags = "".join(f + " " for f in x.flags)
             return f"fneg {flags}{self.typed(x.ops[0])}"
+        if isinstance(x, I.Freeze):
+            return f"freeze {self.typed(x.value)}"
         if isinstance(x, I.ICmp):
             return f"icmp {x.predicate} {self.typed(x.ops[0])}, {self.ref(x.ops[1])}"
         if isinstance(x, I.Select):

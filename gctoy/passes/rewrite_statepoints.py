@@ -271,7 +271,8 @@ class _FunctionRewriter:
             r.live = live.live_at(r.call)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
-        finder = BaseFinder(self.names, self._empty_metadata_ref, prune_self_inputs=self.options.llvm >= 15)
+        finder = BaseFinder(self.names, self._empty_metadata_ref, prune_self_inputs=self.options.llvm >= 15,
+                             through_freeze=self.options.llvm >= 15)
         # One map for the whole function, filled call by call: the last call to see a value decides
         # its base (a value in one call's deopt bundle is its own base only until a later call
         # finds its base the ordinary way) — LLVM 14 works like this.

@@ -164,7 +164,7 @@ def _returned_argument(call: I.CallBase) -> Value | None:
 def base_kind(value: Value) -> BaseKind:
     """Classify ``value`` by the sources it may be derived from (LLVM's ``getBaseType``).
 
-    As in LLVM 14, a ``gc.relocate`` is a source of its own (non-constant), even when it
+    A ``freeze`` is looked through, as LLVM 19 does. As in LLVM 14, a ``gc.relocate`` is a source of its own (non-constant), even when it
     relocates ``null``; later LLVM releases look through it to the pointer it relocates.
     """
     work: list[Value] = [value]
@@ -179,6 +179,8 @@ def base_kind(value: Value) -> BaseKind:
             work.append(_strip_pointer_casts(v))
         elif isinstance(v, I.GetElementPtr):
             work.append(v.pointer)
+        elif isinstance(v, I.Freeze):
+            work.append(v.value)  # LLVM 19 (14 took a freeze for a non-constant source)
         elif isinstance(v, I.Phi):
             work.extend(val for val, _ in v.incoming)
         elif isinstance(v, I.Select):
