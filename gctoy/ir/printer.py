@@ -75,8 +75,8 @@ def print_instruction(inst: I.Instruction, *, opaque: bool = False) -> str:
     return p.inst(inst).strip()
 
 
-def print_operand(value: Value, *, opaque: bool = False) -> str:
-    """A value as it appears as a typed operand (``i8 addrspace(1)* %obj``)."""
+def print_operand(value: Value, *, opaque: bool = False, typed: bool = True) -> str:
+    """A value as it appears as a typed operand (``i8 addrspace(1)* %obj``; ``%obj`` if not ``typed``)."""
     inst = value if isinstance(value, I.Instruction) else getattr(value, "parent", None)
     fn = inst.function if isinstance(inst, I.Instruction) else (
         value.parent if isinstance(value, (Argument, BasicBlock)) else None)
@@ -84,7 +84,7 @@ def print_operand(value: Value, *, opaque: bool = False) -> str:
     p = _Printer(mod, opaque, False)
     if fn is not None:
         p.number(fn)
-    return p.typed(value)
+    return p.typed(value) if typed else p.ref(value)
 
 
 class _Printer:

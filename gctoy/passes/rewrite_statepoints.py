@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..ir import instructions as I
-from ..ir.analysis import predecessors, unreachable_blocks
+from ..ir.analysis import predecessors
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
 from ..ir.module import Module, resolve_attrs
+from ..ir.printer import uses_opaque_pointers
 from ..ir.statepoint import Statepoint, StatepointForm, target_attrs
 from ..ir.types import I8, I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
 from ..ir.values import (
@@ -41,9 +42,11 @@ from ..ir.values import (
     Constant,
     ConstantExpr,
     ConstantInt,
+    ConstantNull,
     Function,
     MetadataDef,
     Value,
+    ZeroInitializer,
     find_string_attr,
 )
 from . import register
@@ -59,6 +62,8 @@ from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public name
 from .mem2reg import promote
 from .naming import NameUniquer
 from .rs4gc_liveness import OrderedLiveness
+from .rs4gc_report import print_base_pairs, print_live_set
+from .rs4gc_preprocess import fold_single_entry_phis, remove_unreachable_blocks, sink_branch_conditions
 
 @dataclass
 class SafepointRecord:
@@ -86,14 +91,17 @@ def rewrite_module(module: Module, options: RS4GCOptions | None = None,
     options = options or RS4GCOptions()
     forms = unwrap_bare_statepoints(module) if options.rewrite_bare_statepoints else []
     records: list[SafepointRecord] = []
+    changed = False
     for fn in list(module.definitions()):
         if fn.gc in STATEPOINT_STRATEGIES:
-            records += _FunctionRewriter(module, fn, options, observer).run()
+            rewriter = _FunctionRewriter(module, fn, options, observer)
+            records += rewriter.run()
+            changed |= rewriter.changed
     if forms:
         from ..ir.statepoint import convert_statepoints
 
         convert_statepoints(module, forms[0] if len(set(forms)) == 1 else "modern")
-    if records:
+    if records or changed:
         strip_invalid_attributes(module)
     return records
 
@@ -137,42 +145,7 @@ class _FunctionRewriter:
         self.observe = observer or (lambda phase, fn, records: None)
         self.names = NameUniquer(fn)
 
-    # -- 1. tidy --------------------------------------------------------------------
-    def tidy(self) -> None:
-        fn = self.fn
-        dead = unreachable_blocks(fn)
-        if dead:
-            gone = {id(b) for b in dead}
-            for b in fn.blocks:
-                if id(b) in gone:
-                    continue
-                for phi in b.phis():
-                    phi.incoming = [(v, p) for v, p in phi.incoming if id(p) not in gone]
-            fn.blocks = [b for b in fn.blocks if id(b) not in gone]
-        preds = predecessors(fn)
-        uses = None
-        for b in fn.blocks:
-            if len(preds.get(b, [])) == 1:
-                for phi in b.phis():
-                    if len(phi.incoming) == 1:
-                        uses = uses or _UseIndex(fn)
-                        uses.replace(phi, phi.incoming[0][0])
-                        phi.erase()
-        # move a single-use icmp next to its conditional branch, so it sees relocated values
-        uses: dict[int, int] = {}
-        for inst in fn.instructions():
-            for op in inst.operands:
-                if isinstance(op, I.ICmp):
-                    uses[id(op)] = uses.get(id(op), 0) + 1
-        for b in fn.blocks:
-            t = b.terminator
-            if isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp):
-                cmp = t.condition
-                if uses.get(id(cmp)) == 1 and (len(b.instructions) < 2 or b.instructions[-2] is not cmp):
-                    # even from another block: its operands dominate the branch, as it did
-                    cmp.parent.instructions.remove(cmp)
-                    b.insert_before(t, cmp)
-
+    # -- 1. tidy (see rs4gc_preprocess) ------------------------------------------------------
     def normalize_invokes(self, calls: list[I.CallBase]) -> None:
         """Give each invoke's normal and unwind destination the invoke as its only predecessor
         (LLVM's SplitBlockPredecessors; a shared landing pad is split in two)."""
@@ -243,16 +216,19 @@ class _FunctionRewriter:
         out = []
         for inst in self.fn.instructions():
             if isinstance(inst, I.CallBase) and not Statepoint.is_statepoint(inst) \
-                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m, self.options.llvm):
+                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m, self.options.llvm) \
+                    and (self.options.allow_no_deopt or inst.bundle("deopt") is not None):
                 out.append(inst)
         return out
 
     # -- the whole thing ------------------------------------------------------------------
     def run(self) -> list[SafepointRecord]:
-        self.tidy()
+        self.changed = remove_unreachable_blocks(self.fn, self.m, self.names, self.options.llvm)
         calls = self.calls()
         if not calls:
             return []
+        fold_single_entry_phis(self.fn)
+        sink_branch_conditions(self.fn)
         self.normalize_invokes(calls)
         records = [SafepointRecord(c) for c in calls]
         self.observe("tidy", self.fn, records)
@@ -267,8 +243,11 @@ class _FunctionRewriter:
             holders += self._hold(r.call, gc_deopt)
         # 3. liveness at each call: live before the call, minus its own result
         live = OrderedLiveness(self.fn)
+        opts = self.options
         for r in records:
             r.live = live.live_at(r.call)
+            if opts.print_liveset or opts.print_liveset_size:
+                print_live_set(r.call, r.live, opts.print_liveset, opts.print_liveset_size)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
         finder = BaseFinder(self.names, self._empty_metadata_ref, prune_self_inputs=self.options.llvm >= 15,
@@ -284,6 +263,8 @@ class _FunctionRewriter:
                 ptr_base[id(v)] = v if id(v) in in_deopt else finder.find_base(v)
         for r in records:
             r.bases = ptr_base
+        if opts.print_base_pointers:
+            self._print_pairs("Base Pairs (w/o Relocation):", records)
         self.observe("bases", self.fn, records)
         # 5. liveness again with the bases held just after each call; newly live values are their own base
         for r in records:
@@ -296,6 +277,8 @@ class _FunctionRewriter:
                 r.bases.setdefault(id(v), v)
         for h in holders:
             h.erase()
+        if opts.print_base_pointers:
+            self._print_pairs("Base Pairs: (w/Relocation)", records)
         self.observe("liveness with bases", self.fn, records)
         # 6. constants are never relocated; cheap derived pointers are recomputed instead
         for r in records:
@@ -333,6 +316,15 @@ class _FunctionRewriter:
         self._rewrite_uses(records)
         self.observe("uses rewritten", self.fn, records)
         return records
+
+    def _print_pairs(self, title: str, records: list[SafepointRecord]) -> None:
+        """LLVM's ``-spp-print-base-pointers`` list: each live value once, in the order first seen."""
+        seen: dict[int, Value] = {}
+        for r in records:
+            for v in r.live:
+                seen.setdefault(id(v), v)
+        pairs = [(v, records[0].bases[k]) for k, v in seen.items()]
+        print_base_pairs(title, pairs, uses_opaque_pointers(self.m))
 
     def _empty_metadata_ref(self) -> str:
         for md in self.m.metadata:
@@ -647,6 +639,8 @@ class _FunctionRewriter:
             for v, x in made:
                 if id(v) in slot:
                     after.setdefault(id(x), []).append(I.Store(x, slot[id(v)]))
+        if self.options.clobber_non_live:
+            self._clobber_stores(records, tracked, slot, after, at_start)
         for blk in fn.blocks:
             insts = blk.instructions
             lead = self._first_insertion_index(blk)
@@ -670,6 +664,32 @@ class _FunctionRewriter:
                 inst.parent = blk
             blk.instructions = new
         promote(fn, list(slot.values()), self.names)
+
+
+    @staticmethod
+    def _clobber_stores(records: list[SafepointRecord], tracked: list[Value], slot: dict[int, I.Alloca],
+                        after: dict, at_start: dict) -> None:
+        """``-rs4gc-clobber-non-live``: null into every slot whose value a statepoint neither relocates
+        nor rematerializes, just after the statepoint (at the top of both destinations of an invoke)."""
+        for r in records:
+            sp = r.statepoint
+            if sp is None:
+                continue
+            live = sp.bundle("gc-live")
+            kept = {id(v) for v in (live.inputs if live else [])} | {id(v) for v, _ in r.remat.values()}
+            dead = [v for v in tracked if id(v) not in kept]
+            if not dead:
+                continue
+            if isinstance(sp, I.Invoke):
+                for dest in (sp.normal, sp.unwind):
+                    at_start[id(dest)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] \
+                        + at_start.get(id(dest), [])
+            else:
+                after[id(sp)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] + after.get(id(sp), [])
+
+
+def _null(ty: Type) -> Value:
+    return ConstantNull(ty) if isinstance(ty, PointerType) else ZeroInitializer(ty)
 
 
 class _AfterCall:
