@@ -45,6 +45,8 @@ from ..ir.values import (
     ConstantNull,
     Function,
     MetadataDef,
+    Poison,
+    Undef,
     Value,
     ZeroInitializer,
     find_string_attr,
@@ -102,7 +104,7 @@ def rewrite_module(module: Module, options: RS4GCOptions | None = None,
 
         convert_statepoints(module, forms[0] if len(set(forms)) == 1 else "modern")
     if records or changed:
-        strip_invalid_attributes(module)
+        strip_invalid_attributes(module, options.llvm)
     return records
 
 
@@ -773,8 +775,11 @@ def _strip(attrs, ty: Type | None, module: Module, fn_level: bool) -> tuple[Attr
     return tuple(a for a in attrs if a.is_string or a.kind not in _POINTER_ATTRS)
 
 
-def strip_invalid_attributes(module: Module) -> None:
-    """Drop attributes and metadata that claim facts a moving collector breaks (LLVM's stripping)."""
+def strip_invalid_attributes(module: Module, llvm: int = 14) -> None:
+    """Drop attributes and metadata that claim facts a moving collector breaks (LLVM's stripping).
+
+    ``llvm.invariant.start`` calls go too (their uses become ``undef``; ``poison`` from LLVM 15 on):
+    memory a collector may move is not unchanging."""
     for fn in module.functions:
         if base_name(fn.name) is not None or fn.name.startswith("llvm."):
             continue
@@ -786,6 +791,13 @@ def strip_invalid_attributes(module: Module) -> None:
             fn.fn_attrs = _strip(fn.fn_attrs, None, module, True)
         if fn.is_declaration or fn.gc not in STATEPOINT_STRATEGIES:
             continue
+        invariant_starts = [inst for inst in fn.instructions() if isinstance(inst, I.Call)
+                            and (inst.callee_name or "").startswith("llvm.invariant.start")]
+        for start in invariant_starts:
+            gone = Poison(start.type) if llvm >= 15 else Undef(start.type)
+            for inst in fn.instructions():
+                inst.replace_uses_of(start, gone)
+            start.erase()
         for inst in fn.instructions():
             if isinstance(inst, I.CallBase) and (base_name(inst.callee_name) is None
                                                  or is_statepoint_name(inst.callee_name)):
