@@ -441,7 +441,7 @@ class _FunctionRewriter:
             bundles.append(I.OperandBundle("gc-live", gc_live + roots))
         kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in _MEMORY_FN_ATTRS),
                   cc=call.cc, bundles=bundles,
-                  name=self.names.unique("safepoint_token" if deoptimize else "statepoint_token"))
+                  name=self.names.unique("statepoint_token" if isinstance(call, I.Invoke) else "safepoint_token"))
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_fty, decl, args, call.normal, call.unwind, **kw)
         else:
@@ -458,16 +458,22 @@ class _FunctionRewriter:
         # invoke and before the relocates for a call, while the original call still holds its name
         relocate = relocate and bool(gc_live)
         result = None
+        # LLVM names a call's statepoint "safepoint_token" and an invoke's "statepoint_token" when it
+        # makes them, and then (after an invoke's unwind relocates) renames every one but a deoptimize
+        # to "statepoint_token": a renamed token that clashed takes a second number from the counter
         if isinstance(call, I.Invoke):
             if relocate:
                 lp = call.unwind.instructions[len(call.unwind.phis())]
                 self._relocates(r, lp, call.unwind, self._first_insertion_index(call.unwind), gc_live, "unwind")
+            self._rename_token(sp)
             if wants_result:
                 result = self._make_result(call, sp, call.normal, self._first_insertion_index(call.normal))
             if relocate:
                 start = self._first_insertion_index(call.normal) + (1 if result is not None else 0)
                 self._relocates(r, sp, call.normal, start, gc_live, "normal")
         else:
+            if not deoptimize:
+                self._rename_token(sp)
             if wants_result:
                 result = self._make_result(call, sp, block, block.instructions.index(call) + 1)
             if relocate:
@@ -477,6 +483,11 @@ class _FunctionRewriter:
             self.uses.replace(call, result)
             self._substitute(call, result)
         call.erase()
+
+    def _rename_token(self, sp: I.CallBase) -> None:
+        if sp.name != "statepoint_token":
+            self.names.release(sp.name)
+            sp.name = self.names.unique("statepoint_token")
 
     def _deoptimize_target(self, call: I.CallBase, opaque: bool) -> tuple[Value, FunctionType]:
         """``@__llvm_deoptimize``, the runtime function a ``llvm.experimental.deoptimize`` call becomes.

@@ -13,6 +13,8 @@ deleting blocks no path reaches: while it walks the CFG from the entry it also
       switch i32 3, label %d [ i32 3, label %x ]  ->  br label %x
 
 * ends a block after a call that cannot return (``noreturn``) with ``unreachable``;
+* turns an ``invoke`` of a callee that cannot throw (``nounwind``) into a ``call`` and a ``br``
+  (the landing pad may then be unreachable);
 
 so a call in a block only a folded branch led to is never made a statepoint.  Each edge
 removed takes its entry out of the target's phis; a phi left with one value everywhere is
@@ -44,6 +46,8 @@ def remove_unreachable_blocks(fn: Function, module: Module | None, names: NameUn
                     _change_to_unreachable(nxt, llvm)
                     changed = True
                 break
+        if isinstance(block.terminator, I.Invoke):
+            changed |= _simplify_invoke(block, block.terminator, module, llvm)
         changed |= _fold_terminator(block, names, llvm)
         for succ in block.successors:
             if id(succ) not in reachable:
@@ -120,6 +124,43 @@ def _does_not_return(call: I.Call, module: Module | None) -> bool:
     if fn is not None:
         attrs += resolve_attrs(fn.fn_attrs, module)
     return any(a.kind == "noreturn" and a.style != "string" for a in attrs)
+
+
+def _has_fn_attr(call: I.CallBase, module: Module | None, kinds: tuple[str, ...]) -> bool:
+    attrs = list(resolve_attrs(call.fn_attrs, module))
+    fn = call.called_function
+    if fn is not None:
+        attrs += resolve_attrs(fn.fn_attrs, module)
+    return any(not a.is_string and (a.kind in kinds or (a.kind == "memory" and str(a.value) in ("read", "none")
+                                                          and "readonly" in kinds)) for a in attrs)
+
+
+#: personalities of asynchronous (SEH) exception handling, where an invoke must stay
+_ASYNC_PERSONALITIES = ("_except_handler3", "_except_handler4", "__C_specific_handler")
+
+
+def _simplify_invoke(block: BasicBlock, inv: I.Invoke, module: Module | None, llvm: int) -> bool:
+    """An invoke of a callee that cannot throw: a call and a branch (just the branch if it is unused, only
+    reads memory and returns: no side effects); the landing pad loses this predecessor."""
+    personality = getattr(block.parent, "personality", None)
+    if getattr(personality, "name", None) in _ASYNC_PERSONALITIES:
+        return False
+    if not _has_fn_attr(inv, module, ("nounwind",)):
+        return False
+    fn = block.parent
+    used = any(inv in inst.operands for b in fn.blocks for inst in b.instructions if inst is not inv)
+    normal, unwind = inv.normal, inv.unwind
+    if not used and _has_fn_attr(inv, module, ("readnone", "readonly")) and _has_fn_attr(inv, module, ("willreturn",)):
+        _replace_terminator(block, inv, I.Br(normal), keep=())
+    else:
+        call = I.Call(inv.ftype, inv.callee, inv.args, arg_attrs=inv.arg_attrs, ret_attrs=inv.ret_attrs,
+                      fn_attrs=inv.fn_attrs, cc=inv.cc, bundles=inv.bundles, name=inv.name)
+        call.metadata, call.loc, call.legacy_pointer_syntax = list(inv.metadata), inv.loc, inv.legacy_pointer_syntax
+        _replace_terminator(block, inv, I.Br(normal), keep=())
+        block.insert_before(block.terminator, call)
+        _replace_all_uses(fn, inv, call)
+    _remove_predecessor(unwind, block, llvm)
+    return True
 
 
 def _edges(term: I.Instruction) -> list[BasicBlock]:

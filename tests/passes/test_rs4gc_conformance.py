@@ -482,3 +482,66 @@ def test_opaque_pointers_flag_chooses_the_printed_style():
     assert r.returncode == 0 and "ptr addrspace(1) %p" in r.stdout
     r = gctoy_opt("-S", "-opaque-pointers=0", stdin=DERIVED)
     assert r.returncode == 0 and "i8 addrspace(1)* %p" in r.stdout
+
+
+NOUNWIND_INVOKES = """
+declare void @quiet() nounwind
+declare i8 addrspace(1)* @make() nounwind
+declare i32 @peek() nounwind readonly
+declare i32 @look() nounwind readonly willreturn
+declare void @loud()
+declare i32 @pers(...)
+
+define i8 addrspace(1)* @invokes(i8 addrspace(1)* %p) gc "statepoint-example" personality i32 (...)* @pers {
+entry:
+  invoke void @quiet() to label %one unwind label %pad
+one:
+  %m = invoke i8 addrspace(1)* @make() to label %two unwind label %pad
+two:
+  %unused = invoke i32 @peek() to label %look unwind label %pad
+look:
+  %unused2 = invoke i32 @look() to label %three unwind label %pad
+three:
+  invoke void @loud() to label %done unwind label %pad
+done:
+  ret i8 addrspace(1)* %m
+pad:
+  %l = landingpad token cleanup
+  %v = phi i8 addrspace(1)* [ %p, %entry ], [ %p, %one ], [ %m, %two ], [ %m, %look ], [ %m, %three ]
+  ret i8 addrspace(1)* %v
+}
+"""
+
+
+def test_invokes_that_cannot_throw_become_calls_first(llvm):
+    theirs, ours = rs4gc_both(llvm, NOUNWIND_INVOKES.replace("%l = landingpad token cleanup\n  %v = phi",
+                                                             "%v = phi").replace(
+        "[ %m, %three ]\n", "[ %m, %three ]\n  %l = landingpad token cleanup\n"))
+    assert ours.count("invoke token") == 1 and "@look" not in ours.split("declare")[0]
+    assert ours == theirs
+
+
+INVOKE_AFTER_CALL = """
+declare void @f()
+declare i8 addrspace(1)* @g()
+declare i32 @pers(...)
+
+define i8 addrspace(1)* @a(i8 addrspace(1)* %p) gc "statepoint-example" personality i32 (...)* @pers {
+entry:
+  call void @f()
+  %r = invoke i8 addrspace(1)* @g() to label %ok unwind label %bad
+ok:
+  call void @f()
+  ret i8 addrspace(1)* %r
+bad:
+  %l = landingpad token cleanup
+  ret i8 addrspace(1)* %p
+}
+"""
+
+
+def test_an_invoke_token_whose_name_clashes_is_numbered_twice(llvm):
+    # the invoke's token is named when it is made and again after the unwind relocates
+    theirs, ours = rs4gc_both(llvm, INVOKE_AFTER_CALL)
+    assert "%statepoint_token3 = invoke" in ours and "%r4 = call" in ours
+    assert ours == theirs
