@@ -430,7 +430,9 @@ class _FunctionRewriter:
         args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, flags), *call.args,
                 ConstantInt(I32, 0), ConstantInt(I32, 0)]
-        arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *call.arg_attrs, (), ()]
+        # LLVM 14 leaves the call's parameter attributes behind; from 15 on they move to the statepoint
+        params_attrs = call.arg_attrs if self.options.llvm >= 15 else [() for _ in call.args]
+        arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *params_attrs, (), ()]
         bundles = []
         deopt = call.bundle("deopt")
         if deopt is not None:
@@ -810,8 +812,7 @@ def strip_invalid_attributes(module: Module, llvm: int = 14) -> None:
                 inst.replace_uses_of(start, gone)
             start.erase()
         for inst in fn.instructions():
-            if isinstance(inst, I.CallBase) and (base_name(inst.callee_name) is None
-                                                 or is_statepoint_name(inst.callee_name)):
+            if isinstance(inst, I.CallBase):  # every call, gc.result and gc.relocate included
                 inst.ret_attrs = _strip(inst.ret_attrs, inst.type, module, False)
                 inst.arg_attrs = [_strip(at, a.type, module, False) for at, a in zip(inst.arg_attrs, inst.args)]
             if isinstance(inst, (I.Load, I.Store)):
