@@ -21,13 +21,15 @@ from .stackmap.command import cmd_readobj
 
 
 class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line (``gctoy opt: error: ...``), exit status 2."""
+    """An argument parser whose usage errors are one error line and a short usage line, exit status 2."""
 
     def error(self, message: str):  # type: ignore[override]
         if message.startswith("unrecognized arguments: "):
             unknown = message.removeprefix("unrecognized arguments: ").split()[0]
-            message = f"unknown option '{unknown}' (gctoy opt -h lists the options)"
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+            message = f"unknown option '{unknown}'"
+        print(f"{self.prog}: error: {message}\n"
+              f"usage: {self.prog} [-passes=P1,P2] [-S] [-o OUT] [options] [IN.ll]  ({self.prog} -h lists them)",
+              file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
