@@ -31,7 +31,7 @@ from typing import Callable
 
 from ..ir import instructions as I
 from ..ir.analysis import predecessors
-from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
+from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name
 from ..ir.module import Module, resolve_attrs
 from ..ir.printer import uses_opaque_pointers
 from ..ir.statepoint import Statepoint, StatepointForm, target_attrs
@@ -45,8 +45,6 @@ from ..ir.values import (
     ConstantNull,
     Function,
     MetadataDef,
-    Poison,
-    Undef,
     Value,
     ZeroInitializer,
     find_string_attr,
@@ -65,6 +63,7 @@ from .mem2reg import promote
 from .naming import NameUniquer
 from .rs4gc_liveness import OrderedLiveness
 from .rs4gc_report import print_base_pairs, print_live_set
+from .rs4gc_strip import MEMORY_FN_ATTRS, strip_invalid_attributes
 from .rs4gc_preprocess import fold_single_entry_phis, remove_unreachable_blocks, sink_branch_conditions
 
 @dataclass
@@ -441,7 +440,7 @@ class _FunctionRewriter:
             bundles.append(I.OperandBundle("gc-transition", list(transition.inputs)))
         if gc_live or roots:
             bundles.append(I.OperandBundle("gc-live", gc_live + roots))
-        kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in _MEMORY_FN_ATTRS),
+        kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in MEMORY_FN_ATTRS),
                   cc=call.cc, bundles=bundles,
                   name=self.names.unique("statepoint_token" if isinstance(call, I.Invoke) else "safepoint_token"))
         if isinstance(call, I.Invoke):
@@ -768,55 +767,6 @@ def _parse_unsigned(text: str | None, default: int, bits: int) -> int:
 
 def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
-
-
-# -- 9. attributes that relocation makes untrue ----------------------------------------------------
-
-_POINTER_ATTRS = frozenset({"dereferenceable", "dereferenceable_or_null", "readnone", "readonly", "writeonly",
-                            "noalias", "nofree"})
-_MEMORY_FN_ATTRS = frozenset({"readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
-                              "inaccessiblemem_or_argmemonly", "nosync", "nofree", "memory"})
-_KEPT_MEMORY_METADATA = frozenset({"tbaa", "range", "alias.scope", "nontemporal", "nonnull", "align", "type"})
-
-
-def _strip(attrs, ty: Type | None, module: Module, fn_level: bool) -> tuple[Attribute, ...]:
-    attrs = resolve_attrs(tuple(attrs), module) if any(a.style == "group" for a in attrs) else tuple(attrs)
-    if fn_level:
-        return tuple(a for a in attrs if a.is_string or a.kind not in _MEMORY_FN_ATTRS)
-    if not isinstance(ty, PointerType):
-        return attrs
-    return tuple(a for a in attrs if a.is_string or a.kind not in _POINTER_ATTRS)
-
-
-def strip_invalid_attributes(module: Module, llvm: int = 14) -> None:
-    """Drop attributes and metadata that claim facts a moving collector breaks (LLVM's stripping).
-
-    ``llvm.invariant.start`` calls go too (their uses become ``undef``; ``poison`` from LLVM 15 on):
-    memory a collector may move is not unchanging."""
-    for fn in module.functions:
-        if base_name(fn.name) is not None or fn.name.startswith("llvm."):
-            continue
-        fn.ret_attrs = _strip(fn.ret_attrs, fn.ftype.ret, module, False)
-        for a in fn.args:
-            a.attrs = _strip(a.attrs, a.type, module, False)
-        if any(a.style != "group" and not a.is_string and a.kind in _MEMORY_FN_ATTRS for a in
-               resolve_attrs(fn.fn_attrs, module)):
-            fn.fn_attrs = _strip(fn.fn_attrs, None, module, True)
-        if fn.is_declaration or fn.gc not in STATEPOINT_STRATEGIES:
-            continue
-        invariant_starts = [inst for inst in fn.instructions() if isinstance(inst, I.Call)
-                            and (inst.callee_name or "").startswith("llvm.invariant.start")]
-        for start in invariant_starts:
-            gone = Poison(start.type) if llvm >= 15 else Undef(start.type)
-            for inst in fn.instructions():
-                inst.replace_uses_of(start, gone)
-            start.erase()
-        for inst in fn.instructions():
-            if isinstance(inst, I.CallBase):  # every call, gc.result and gc.relocate included
-                inst.ret_attrs = _strip(inst.ret_attrs, inst.type, module, False)
-                inst.arg_attrs = [_strip(at, a.type, module, False) for at, a in zip(inst.arg_attrs, inst.args)]
-            if isinstance(inst, (I.Load, I.Store)):
-                inst.metadata = [(k, v) for k, v in inst.metadata if k in _KEPT_MEMORY_METADATA or k == "dbg"]
 
 
 # -- statepoints made by an earlier PlaceSafepoints (before LLVM 3.8) ----------------------------------
