@@ -12,19 +12,67 @@ import sys
 from .errors import GCToyError, IRParseError, VerifyError
 from .fileio import OutputClosed, OutputError, write_output
 from .inputs import InputError, read_text_input
+from .llvm_flags import CommandLineError, LLVMFlags, split_llvm_flags
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .ir.verifier import check_module
 from .stackmap.command import cmd_readobj
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one error line and a short usage line, exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        if message.startswith("unrecognized arguments: "):
+            unknown = message.removeprefix("unrecognized arguments: ").split()[0]
+            message = f"unknown option '{unknown}'"
+        print(f"{self.prog}: error: {message}\n"
+              f"usage: {self.prog} [-passes=P1,P2] [-S] [-o OUT] [options] [IN.ll]  ({self.prog} -h lists them)",
+              file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+_LLVM_FLAGS_HELP = """LLVM's options, spelled as LLVM spells them (-name, -name=value; booleans take =true/=false):
+place-safepoints:
+  -spp-no-entry            no poll at function entry
+  -spp-no-backedge         no polls on loop backedges
+  -spp-no-call             calls do not count as safepoints when deciding backedge polls
+  -spp-all-backedges       poll on every backedge, even of counted loops or loops with calls
+  -spp-split-backedge      put backedge polls in a new block on the latch->header edge
+  -spp-counted-loop-trip-width=N
+                           loops whose trip count fits in N bits need no backedge poll (default 32)
+rewrite-statepoints-for-gc:
+  -spp-rematerialization-threshold=N
+                           recompute a derived pointer after a statepoint when its chain costs
+                           less than N (default 6)
+  -spp-print-liveset       print each call's live GC pointers (standard error)
+  -spp-print-liveset-size  print the number of live GC pointers at each call
+  -spp-print-base-pointers print the (derived, base) pairs of each function
+  -rs4gc-clobber-non-live  store null into the slot of each value not live at a statepoint
+  -rs4gc-allow-statepoint-with-no-deopt-info=false
+                           leave calls without a "deopt" bundle alone
+  -rs4gc-remat-derived-at-uses=false
+                           LLVM 16+'s flag; gctoy never rematerializes at uses, so only =false
+verify<safepoint-ir>:
+  -safepoint-ir-verifier-print-only
+                           print LLVM's report of every function to standard error instead of
+                           failing on the first illegal use
+opt:
+  -opaque-pointers=0|1     print typed (0) or opaque (1) pointers
+  -disable-output          run the passes, print nothing
+  -enable-new-pm=0|1       accepted; legacy pass flags (-rewrite-statepoints-for-gc,
+                           -place-safepoints, -verify, ...) run the pass of that name"""
+
+
 def _opt_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _OneLineParser(
         prog="gctoy opt",
         description="Parse LLVM IR, run passes, print IR (like LLVM's opt).",
+        epilog=_LLVM_FLAGS_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("input", help="input .ll file ('-' for standard input)")
-    p.add_argument("-passes", "--passes", dest="passes", default="verify",
+    p.add_argument("input", nargs="?", default="-", help="input .ll file ('-' or none: standard input)")
+    p.add_argument("-passes", "--passes", dest="passes", default=None,
                    help="comma-separated pass pipeline (default: verify)")
     p.add_argument("-S", dest="emit", action="store_true", help="print the module as IR text")
     p.add_argument("-o", dest="output", help="write the output here instead of standard output")
@@ -42,21 +90,7 @@ def _opt_parser() -> argparse.ArgumentParser:
                    help="accept %%N names out of sequence and renumber them")
     p.add_argument("--keep-comments", action="store_true", help="keep the input's comments in the output")
     _add_disable_verify(p)
-    p.add_argument("-safepoint-ir-verifier-print-only", "--safepoint-ir-verifier-print-only", dest="sp_print_only",
-                   action="store_true", help="verify<safepoint-ir> prints LLVM's report of every function to "
-                   "standard error instead of failing on the first illegal use")
-    spp = p.add_argument_group("place-safepoints options (LLVM's -spp-* flags)")
-    for flag, text in (("no-entry", "no poll at function entry"), ("no-backedge", "no polls on loop backedges"),
-                       ("no-call", "calls do not count as safepoints when deciding backedge polls"),
-                       ("all-backedges", "poll on every backedge, even of counted loops or loops with calls"),
-                       ("split-backedge", "put backedge polls in a new block on the latch->header edge")):
-        spp.add_argument(f"--spp-{flag}", action="append_const", const=flag, dest="spp", help=text)
-    spp.add_argument("--spp-counted-loop-trip-width", type=int, metavar="N",
-                   help="loops whose trip count fits in N bits need no backedge poll (default 32)")
-    rs = p.add_argument_group("rewrite-statepoints-for-gc options")
-    rs.add_argument("--spp-rematerialization-threshold", type=int, metavar="N",
-                    help="recompute a derived pointer after a statepoint when its chain costs less than N "
-                         "(default 6)")
+    rs = p.add_argument_group("rewrite-statepoints-for-gc options (gctoy's own)")
     rs.add_argument("--rs4gc-non-relocating", action="store_true",
                     help="for a collector that never moves objects: record live values, relocate nothing")
     rs.add_argument("--rs4gc-alloca-roots", action="store_true",
@@ -71,50 +105,63 @@ def _add_disable_verify(p: argparse.ArgumentParser) -> None:
                    "miscompiled or crash the tool)")
 
 
-def _with_rs4gc_options(pipeline: str, args) -> str:
-    """Attach the RS4GC flags to each ``rewrite-statepoints-for-gc`` of the pipeline."""
-    opts = []
-    if args.spp_rematerialization_threshold is not None:
-        opts.append(f"remat-threshold={args.spp_rematerialization_threshold}")
+def _with_pass_options(pipeline: str, flags: LLVMFlags, args) -> str:
+    """Attach the LLVM flags (and gctoy's RS4GC flags) to each pass of the pipeline that reads them."""
+    extra = {"rewrite-statepoints-for-gc": flags.pass_options("rewrite-statepoints-for-gc"),
+             "place-safepoints": flags.pass_options("place-safepoints")}
     if args.rs4gc_non_relocating:
-        opts.append("non-relocating")
+        extra["rewrite-statepoints-for-gc"].append("non-relocating")
     if args.rs4gc_alloca_roots:
-        opts.append("alloca-roots")
-    if not opts:
-        return pipeline
-    return ",".join(f"rewrite-statepoints-for-gc<{';'.join(opts)}>" if name.strip() == "rewrite-statepoints-for-gc"
-                    else name for name in pipeline.split(","))
+        extra["rewrite-statepoints-for-gc"].append("alloca-roots")
+    from .passes import _split_top_level, split_pass
 
-
-def _with_spp_options(pipeline: str, args) -> str:
-    """Attach the --spp-* flags to each ``place-safepoints`` of the pipeline."""
-    opts = list(args.spp or [])
-    if args.spp_counted_loop_trip_width is not None:
-        opts.append(f"trip-width={args.spp_counted_loop_trip_width}")
-    if not opts:
-        return pipeline
     parts = []
-    for name in pipeline.split(","):
-        if name.strip() == "place-safepoints":
-            name = f"place-safepoints<{';'.join(opts)}>"
-        parts.append(name)
+    for entry in _split_top_level(pipeline):
+        name, opts = split_pass(entry)
+        if extra.get(name):
+            entry = f"{name}<{';'.join(([opts] if opts else []) + extra[name])}>"
+        parts.append(entry)
     return ",".join(parts)
+
+
+def _pipeline(args, flags: LLVMFlags) -> str:
+    """``-passes=`` or the legacy pass flags (not both, as LLVM's opt says), else ``verify``."""
+    if flags.legacy_passes and args.passes is not None:
+        raise CommandLineError("cannot specify passes both with -passes= and as legacy pass flags "
+                               f"(-{flags.legacy_passes[0]})")
+    if flags.legacy_passes:
+        return ",".join(flags.legacy_passes)
+    return args.passes if args.passes is not None else "verify"
 
 
 def cmd_opt(argv: list[str]) -> int:
     """``gctoy opt``: parse, run passes, print."""
-    args = _opt_parser().parse_args(argv)
-    from .passes import parse_pipeline, run
+    from .passes import REGISTRY, parse_pipeline, run
 
+    parser = _opt_parser()
+    try:
+        rest, flags = split_llvm_flags(argv, set(REGISTRY))
+    except CommandLineError as e:
+        parser.error(str(e))
+    args = parser.parse_args(rest)
+    if "opaque-pointers" in flags.values and args.opaque is None:
+        args.opaque = bool(flags.values["opaque-pointers"])
+    if flags.values.get("rs4gc-remat-derived-at-uses"):
+        parser.error("-rs4gc-remat-derived-at-uses=true is not supported: gctoy's rewrite-statepoints-for-gc "
+                     "never rematerializes derived pointers at their uses (use =false)")
+    try:
+        pipeline = _with_pass_options(_pipeline(args, flags), flags, args)
+    except CommandLineError as e:
+        parser.error(str(e))
     name = args.input
     filename = "<stdin>" if name == "-" else name
     try:
-        text = read_text_input(name)
-        pipeline = _with_rs4gc_options(_with_spp_options(args.passes, args), args)
-        if args.sp_print_only:
-            pipeline = ",".join("verify-safepoints<print-only>" if e in ("verify<safepoint-ir>", "verify-safepoints", "verify-safepoint-ir")
-                                else e for e in (x.strip() for x in pipeline.split(",")))
+        if flags.values.get("safepoint-ir-verifier-print-only"):
+            pipeline = ",".join("verify-safepoints<print-only>"
+                                if e in ("verify<safepoint-ir>", "verify-safepoints", "verify-safepoint-ir") else e
+                                for e in (x.strip() for x in pipeline.split(",")))
         parse_pipeline(pipeline)
+        text = read_text_input(name)
         module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
                               fix_numbering=args.fix_numbering)
         for note in module.notes:
@@ -129,7 +176,7 @@ def cmd_opt(argv: list[str]) -> int:
     except GCToyError as e:
         print(_format_error(e, filename), file=sys.stderr)
         return 1
-    if args.emit or args.output:
+    if (args.emit or args.output) and not flags.values.get("disable-output"):
         write_output(out, args.output)
     return 0
 

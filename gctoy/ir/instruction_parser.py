@@ -185,6 +185,14 @@ class InstructionParser:
         b = self.value(ty)
         return I.FCmp(pred_tok[1], a, b, tuple(flags))
 
+    def inst_freeze(self) -> I.Instruction:
+        self.next()
+        tok = self.peek()
+        v = self.typed_value()
+        if not v.type.is_first_class or I.is_token_type(v.type):
+            raise self.err(f"invalid type for freeze: '{v.type}'", tok[2])
+        return I.Freeze(v)
+
     def inst_fneg(self) -> I.Instruction:
         self.next()
         flags = []
@@ -507,6 +515,7 @@ _HANDLERS = {
     "select": InstructionParser.inst_select,
     "fcmp": InstructionParser.inst_fcmp,
     "fneg": InstructionParser.inst_fneg,
+    "freeze": InstructionParser.inst_freeze,
     "phi": InstructionParser.inst_phi,
     "br": InstructionParser.inst_br,
     "switch": InstructionParser.inst_switch,

@@ -265,6 +265,21 @@ class FNeg(_Simple):
         self.ops = [value]
 
 
+class Freeze(_Simple):
+    """``freeze T %a``: ``%a`` itself, or an arbitrary fixed value of ``T`` where ``%a`` is undef or poison."""
+
+    opcode = "freeze"
+
+    def __init__(self, value: Value, name: str | None = None):
+        super().__init__(value.type, name)
+        self.ops = [value]
+
+    @property
+    def value(self) -> Value:
+        """The value frozen."""
+        return self.ops[0]
+
+
 class Select(_Simple):
     """``select i1 %c, T %a, T %b``."""
 

@@ -75,8 +75,8 @@ def print_instruction(inst: I.Instruction, *, opaque: bool = False) -> str:
     return p.inst(inst).strip()
 
 
-def print_operand(value: Value, *, opaque: bool = False) -> str:
-    """A value as it appears as a typed operand (``i8 addrspace(1)* %obj``)."""
+def print_operand(value: Value, *, opaque: bool = False, typed: bool = True) -> str:
+    """A value as it appears as a typed operand (``i8 addrspace(1)* %obj``; ``%obj`` if not ``typed``)."""
     inst = value if isinstance(value, I.Instruction) else getattr(value, "parent", None)
     fn = inst.function if isinstance(inst, I.Instruction) else (
         value.parent if isinstance(value, (Argument, BasicBlock)) else None)
@@ -84,7 +84,7 @@ def print_operand(value: Value, *, opaque: bool = False) -> str:
     p = _Printer(mod, opaque, False)
     if fn is not None:
         p.number(fn)
-    return p.typed(value)
+    return p.typed(value) if typed else p.ref(value)
 
 
 class _Printer:
@@ -387,6 +387,8 @@ class _Printer:
         if isinstance(x, I.FNeg):
             flags = "".join(f + " " for f in x.flags)
             return f"fneg {flags}{self.typed(x.ops[0])}"
+        if isinstance(x, I.Freeze):
+            return f"freeze {self.typed(x.value)}"
         if isinstance(x, I.ICmp):
             return f"icmp {x.predicate} {self.typed(x.ops[0])}, {self.ref(x.ops[1])}"
         if isinstance(x, I.Select):

@@ -51,11 +51,17 @@ def strip_pointer_casts(v: Value) -> Value:
             return v
 
 
-def base_defining_value(v: Value) -> tuple[Value, bool]:
-    """``(bdv, known)``: the BDV of ``v`` and whether it is known to be a base."""
+def base_defining_value(v: Value, through_freeze: bool = False) -> tuple[Value, bool]:
+    """``(bdv, known)``: the BDV of ``v`` and whether it is known to be a base.
+
+    A ``freeze`` is a base of its own in LLVM 14; from LLVM 15 on (``through_freeze``) its BDV is its
+    operand's, as for a bitcast."""
     if isinstance(v.type, VectorType):
-        return vector_bdv(v, base_defining_value)
+        return vector_bdv(v, lambda scalar: base_defining_value(scalar, through_freeze))
     while True:
+        if isinstance(v, I.Freeze) and through_freeze:
+            v = v.value
+            continue
         if isinstance(v, Argument):
             return v, True
         if isinstance(v, Constant):
@@ -96,6 +102,8 @@ class BaseFinder:
         self.names = names
         #: the LLVM release whose rules to follow where 14 and later releases differ
         self.llvm = llvm
+        #: LLVM 15 and later: a scalar ``freeze`` has the BDV of its operand (LLVM 14: it is a base)
+        self.through_freeze = llvm >= 15
         #: LLVM 19 (``llvm=15`` and up; releases 15 to 18 not checked): a phi whose inputs are bases
         #: *or the phi itself* is its own base (LLVM 14 keeps such a loop phi in the lattice, where it
         #: takes the base of its other inputs)
@@ -108,14 +116,14 @@ class BaseFinder:
 
     def base_or_bdv(self, v: Value) -> Value:
         """The cached base of ``v``'s BDV if known, else its BDV."""
-        bdv, known = base_defining_value(v)
+        bdv, known = base_defining_value(v, self.through_freeze)
         if known:
             return bdv
         return self.cache.get(id(bdv), bdv)
 
     def find_base(self, v: Value) -> Value:
         """The base of ``v``, solving the phi/select lattice when needed."""
-        bdv, known = base_defining_value(v)
+        bdv, known = base_defining_value(v, self.through_freeze)
         if known:
             return bdv
         if id(bdv) in self.cache:
@@ -137,7 +145,7 @@ class BaseFinder:
             order.append(node)
             for inp in _inputs(node):
                 b = self.base_or_bdv(inp)
-                _, known = base_defining_value(b)
+                _, known = base_defining_value(b, self.through_freeze)
                 if not known and id(b) not in self.cache and id(b) not in states:
                     work.append(b)
         # 2. prune nodes whose inputs all are (casts of) values that are their own base

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..ir import instructions as I
-from ..ir.analysis import predecessors, unreachable_blocks
-from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name, is_statepoint_name
+from ..ir.analysis import predecessors
+from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, base_name
 from ..ir.module import Module, resolve_attrs
+from ..ir.printer import uses_opaque_pointers
 from ..ir.statepoint import Statepoint, StatepointForm, target_attrs
 from ..ir.types import I32, I64, TOKEN, VOID, FunctionType, PointerType, Type, mangle
 from ..ir.values import (
@@ -41,9 +42,11 @@ from ..ir.values import (
     Constant,
     ConstantExpr,
     ConstantInt,
+    ConstantNull,
     Function,
     MetadataDef,
     Value,
+    ZeroInitializer,
     find_string_attr,
 )
 from . import register
@@ -60,6 +63,9 @@ from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public name
 from .mem2reg import promote
 from .naming import NameUniquer
 from .rs4gc_liveness import OrderedLiveness
+from .rs4gc_report import print_base_pairs, print_live_set
+from .rs4gc_strip import MEMORY_FN_ATTRS, strip_invalid_attributes
+from .rs4gc_preprocess import fold_single_entry_phis, remove_unreachable_blocks, sink_branch_conditions
 
 @dataclass
 class SafepointRecord:
@@ -87,15 +93,18 @@ def rewrite_module(module: Module, options: RS4GCOptions | None = None,
     options = options or RS4GCOptions()
     forms = unwrap_bare_statepoints(module) if options.rewrite_bare_statepoints else []
     records: list[SafepointRecord] = []
+    changed = False
     for fn in list(module.definitions()):
         if fn.gc in STATEPOINT_STRATEGIES:
-            records += _FunctionRewriter(module, fn, options, observer).run()
+            rewriter = _FunctionRewriter(module, fn, options, observer)
+            records += rewriter.run()
+            changed |= rewriter.changed
     if forms:
         from ..ir.statepoint import convert_statepoints
 
         convert_statepoints(module, forms[0] if len(set(forms)) == 1 else "modern")
-    if records:
-        strip_invalid_attributes(module)
+    if records or changed:
+        strip_invalid_attributes(module, options.llvm)
     return records
 
 
@@ -138,42 +147,7 @@ class _FunctionRewriter:
         self.observe = observer or (lambda phase, fn, records: None)
         self.names = NameUniquer(fn)
 
-    # -- 1. tidy --------------------------------------------------------------------
-    def tidy(self) -> None:
-        fn = self.fn
-        dead = unreachable_blocks(fn)
-        if dead:
-            gone = {id(b) for b in dead}
-            for b in fn.blocks:
-                if id(b) in gone:
-                    continue
-                for phi in b.phis():
-                    phi.incoming = [(v, p) for v, p in phi.incoming if id(p) not in gone]
-            fn.blocks = [b for b in fn.blocks if id(b) not in gone]
-        preds = predecessors(fn)
-        uses = None
-        for b in fn.blocks:
-            if len(preds.get(b, [])) == 1:
-                for phi in b.phis():
-                    if len(phi.incoming) == 1:
-                        uses = uses or _UseIndex(fn)
-                        uses.replace(phi, phi.incoming[0][0])
-                        phi.erase()
-        # move a single-use icmp next to its conditional branch, so it sees relocated values
-        uses: dict[int, int] = {}
-        for inst in fn.instructions():
-            for op in inst.operands:
-                if isinstance(op, I.ICmp):
-                    uses[id(op)] = uses.get(id(op), 0) + 1
-        for b in fn.blocks:
-            t = b.terminator
-            if isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp):
-                cmp = t.condition
-                if uses.get(id(cmp)) == 1 and (len(b.instructions) < 2 or b.instructions[-2] is not cmp):
-                    # even from another block: its operands dominate the branch, as it did
-                    cmp.parent.instructions.remove(cmp)
-                    b.insert_before(t, cmp)
-
+    # -- 1. tidy (see rs4gc_preprocess) ------------------------------------------------------
     def normalize_invokes(self, calls: list[I.CallBase]) -> None:
         """Give each invoke's normal and unwind destination the invoke as its only predecessor
         (LLVM's SplitBlockPredecessors; a shared landing pad is split in two)."""
@@ -244,16 +218,19 @@ class _FunctionRewriter:
         out = []
         for inst in self.fn.instructions():
             if isinstance(inst, I.CallBase) and not Statepoint.is_statepoint(inst) \
-                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m, self.options.llvm):
+                    and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, self.m, self.options.llvm) \
+                    and (self.options.allow_no_deopt or inst.bundle("deopt") is not None):
                 out.append(inst)
         return out
 
     # -- the whole thing ------------------------------------------------------------------
     def run(self) -> list[SafepointRecord]:
-        self.tidy()
+        self.changed = remove_unreachable_blocks(self.fn, self.m, self.names, self.options.llvm)
         calls = self.calls()
         if not calls:
             return []
+        fold_single_entry_phis(self.fn)
+        sink_branch_conditions(self.fn)
         self.normalize_invokes(calls)
         splat_scalar_gep_bases(self.fn, self.names, self.options.llvm)
         records = [SafepointRecord(c) for c in calls]
@@ -269,8 +246,11 @@ class _FunctionRewriter:
             holders += self._hold(r.call, gc_deopt)
         # 3. liveness at each call: live before the call, minus its own result
         live = OrderedLiveness(self.fn)
+        opts = self.options
         for r in records:
             r.live = live.live_at(r.call)
+            if opts.print_liveset or opts.print_liveset_size:
+                print_live_set(r.call, r.live, opts.print_liveset, opts.print_liveset_size)
         self.observe("liveness", self.fn, records)
         # 4. bases (pointers in a deopt bundle are taken to be bases)
         finder = BaseFinder(self.names, self._empty_metadata_ref, llvm=self.options.llvm)
@@ -285,6 +265,8 @@ class _FunctionRewriter:
                 ptr_base[id(v)] = v if id(v) in in_deopt else finder.find_base(v)
         for r in records:
             r.bases = ptr_base
+        if opts.print_base_pointers:
+            self._print_pairs("Base Pairs (w/o Relocation):", records)
         self.observe("bases", self.fn, records)
         # 5. liveness again with the bases held just after each call; newly live values are their own base
         for r in records:
@@ -297,6 +279,8 @@ class _FunctionRewriter:
                 r.bases.setdefault(id(v), v)
         for h in holders:
             h.erase()
+        if opts.print_base_pointers:
+            self._print_pairs("Base Pairs: (w/Relocation)", records)
         self.observe("liveness with bases", self.fn, records)
         # 6. constants are never relocated; cheap derived pointers are recomputed instead
         for r in records:
@@ -334,6 +318,15 @@ class _FunctionRewriter:
         self._rewrite_uses(records)
         self.observe("uses rewritten", self.fn, records)
         return records
+
+    def _print_pairs(self, title: str, records: list[SafepointRecord]) -> None:
+        """LLVM's ``-spp-print-base-pointers`` list: each live value once, in the order first seen."""
+        seen: dict[int, Value] = {}
+        for r in records:
+            for v in r.live:
+                seen.setdefault(id(v), v)
+        pairs = [(v, records[0].bases[k]) for k, v in seen.items()]
+        print_base_pairs(title, pairs, uses_opaque_pointers(self.m))
 
     def _empty_metadata_ref(self) -> str:
         for md in self.m.metadata:
@@ -437,7 +430,9 @@ class _FunctionRewriter:
         args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, flags), *call.args,
                 ConstantInt(I32, 0), ConstantInt(I32, 0)]
-        arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *call.arg_attrs, (), ()]
+        # LLVM 14 leaves the call's parameter attributes behind; from 15 on they move to the statepoint
+        params_attrs = call.arg_attrs if self.options.llvm >= 15 else [() for _ in call.args]
+        arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *params_attrs, (), ()]
         bundles = []
         deopt = call.bundle("deopt")
         if deopt is not None:
@@ -446,9 +441,9 @@ class _FunctionRewriter:
             bundles.append(I.OperandBundle("gc-transition", list(transition.inputs)))
         if gc_live or roots:
             bundles.append(I.OperandBundle("gc-live", gc_live + roots))
-        kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in _MEMORY_FN_ATTRS),
+        kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in MEMORY_FN_ATTRS),
                   cc=call.cc, bundles=bundles,
-                  name=self.names.unique("safepoint_token" if deoptimize else "statepoint_token"))
+                  name=self.names.unique("statepoint_token" if isinstance(call, I.Invoke) else "safepoint_token"))
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_fty, decl, args, call.normal, call.unwind, **kw)
         else:
@@ -466,16 +461,22 @@ class _FunctionRewriter:
         # invoke and before the relocates for a call, while the original call still holds its name
         relocate = relocate and bool(gc_live)
         result = None
+        # LLVM names a call's statepoint "safepoint_token" and an invoke's "statepoint_token" when it
+        # makes them, and then (after an invoke's unwind relocates) renames every one but a deoptimize
+        # to "statepoint_token": a renamed token that clashed takes a second number from the counter
         if isinstance(call, I.Invoke):
             if relocate:
                 lp = call.unwind.instructions[len(call.unwind.phis())]
                 self._relocates(r, lp, call.unwind, self._first_insertion_index(call.unwind), gc_live, "unwind")
+            self._rename_token(sp)
             if wants_result:
                 result = self._make_result(call, sp, call.normal, self._first_insertion_index(call.normal))
             if relocate:
                 start = self._first_insertion_index(call.normal) + (1 if result is not None else 0)
                 self._relocates(r, sp, call.normal, start, gc_live, "normal")
         else:
+            if not deoptimize:
+                self._rename_token(sp)
             if wants_result:
                 result = self._make_result(call, sp, block, block.instructions.index(call) + 1)
             if relocate:
@@ -485,6 +486,11 @@ class _FunctionRewriter:
             self.uses.replace(call, result)
             self._substitute(call, result)
         call.erase()
+
+    def _rename_token(self, sp: I.CallBase) -> None:
+        if sp.name != "statepoint_token":
+            self.names.release(sp.name)
+            sp.name = self.names.unique("statepoint_token")
 
     def _deoptimize_target(self, call: I.CallBase, opaque: bool) -> tuple[Value, FunctionType]:
         """``@__llvm_deoptimize``, the runtime function a ``llvm.experimental.deoptimize`` call becomes.
@@ -648,6 +654,8 @@ class _FunctionRewriter:
             for v, x in made:
                 if id(v) in slot:
                     after.setdefault(id(x), []).append(I.Store(x, slot[id(v)]))
+        if self.options.clobber_non_live:
+            self._clobber_stores(records, tracked, slot, after, at_start)
         for blk in fn.blocks:
             insts = blk.instructions
             lead = self._first_insertion_index(blk)
@@ -671,6 +679,32 @@ class _FunctionRewriter:
                 inst.parent = blk
             blk.instructions = new
         promote(fn, list(slot.values()), self.names)
+
+
+    @staticmethod
+    def _clobber_stores(records: list[SafepointRecord], tracked: list[Value], slot: dict[int, I.Alloca],
+                        after: dict, at_start: dict) -> None:
+        """``-rs4gc-clobber-non-live``: null into every slot whose value a statepoint neither relocates
+        nor rematerializes, just after the statepoint (at the top of both destinations of an invoke)."""
+        for r in records:
+            sp = r.statepoint
+            if sp is None:
+                continue
+            live = sp.bundle("gc-live")
+            kept = {id(v) for v in (live.inputs if live else [])} | {id(v) for v, _ in r.remat.values()}
+            dead = [v for v in tracked if id(v) not in kept]
+            if not dead:
+                continue
+            if isinstance(sp, I.Invoke):
+                for dest in (sp.normal, sp.unwind):
+                    at_start[id(dest)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] \
+                        + at_start.get(id(dest), [])
+            else:
+                after[id(sp)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] + after.get(id(sp), [])
+
+
+def _null(ty: Type) -> Value:
+    return ConstantNull(ty) if isinstance(ty, PointerType) else ZeroInitializer(ty)
 
 
 class _AfterCall:
@@ -733,46 +767,6 @@ def _parse_unsigned(text: str | None, default: int, bits: int) -> int:
 
 def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
-
-
-# -- 9. attributes that relocation makes untrue ----------------------------------------------------
-
-_POINTER_ATTRS = frozenset({"dereferenceable", "dereferenceable_or_null", "readnone", "readonly", "writeonly",
-                            "noalias", "nofree"})
-_MEMORY_FN_ATTRS = frozenset({"readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
-                              "inaccessiblemem_or_argmemonly", "nosync", "nofree", "memory"})
-_KEPT_MEMORY_METADATA = frozenset({"tbaa", "range", "alias.scope", "nontemporal", "nonnull", "align", "type"})
-
-
-def _strip(attrs, ty: Type | None, module: Module, fn_level: bool) -> tuple[Attribute, ...]:
-    attrs = resolve_attrs(tuple(attrs), module) if any(a.style == "group" for a in attrs) else tuple(attrs)
-    if fn_level:
-        return tuple(a for a in attrs if a.is_string or a.kind not in _MEMORY_FN_ATTRS)
-    if not isinstance(ty, PointerType):
-        return attrs
-    return tuple(a for a in attrs if a.is_string or a.kind not in _POINTER_ATTRS)
-
-
-def strip_invalid_attributes(module: Module) -> None:
-    """Drop attributes and metadata that claim facts a moving collector breaks (LLVM's stripping)."""
-    for fn in module.functions:
-        if base_name(fn.name) is not None or fn.name.startswith("llvm."):
-            continue
-        fn.ret_attrs = _strip(fn.ret_attrs, fn.ftype.ret, module, False)
-        for a in fn.args:
-            a.attrs = _strip(a.attrs, a.type, module, False)
-        if any(a.style != "group" and not a.is_string and a.kind in _MEMORY_FN_ATTRS for a in
-               resolve_attrs(fn.fn_attrs, module)):
-            fn.fn_attrs = _strip(fn.fn_attrs, None, module, True)
-        if fn.is_declaration or fn.gc not in STATEPOINT_STRATEGIES:
-            continue
-        for inst in fn.instructions():
-            if isinstance(inst, I.CallBase) and (base_name(inst.callee_name) is None
-                                                 or is_statepoint_name(inst.callee_name)):
-                inst.ret_attrs = _strip(inst.ret_attrs, inst.type, module, False)
-                inst.arg_attrs = [_strip(at, a.type, module, False) for at, a in zip(inst.arg_attrs, inst.args)]
-            if isinstance(inst, (I.Load, I.Store)):
-                inst.metadata = [(k, v) for k, v in inst.metadata if k in _KEPT_MEMORY_METADATA or k == "dbg"]
 
 
 # -- statepoints made by an earlier PlaceSafepoints (before LLVM 3.8) ----------------------------------

@@ -36,6 +36,16 @@ class RS4GCOptions:
     #: library functions LLVM 19 added are GC leaves. (LLVM 16 and later also rematerialize cheap
     #: derived pointers at their uses first, ``-rs4gc-remat-derived-at-uses``; gctoy does not.)
     llvm: int = 14
+    #: ``-spp-print-liveset``, ``-spp-print-liveset-size``, ``-spp-print-base-pointers``: LLVM's
+    #: reports on standard error (the live values at each call, their count, the base pairs)
+    print_liveset: bool = False
+    print_liveset_size: bool = False
+    print_base_pointers: bool = False
+    #: ``-rs4gc-allow-statepoint-with-no-deopt-info=false``: a call without a "deopt" bundle is left alone
+    allow_no_deopt: bool = True
+    #: ``-rs4gc-clobber-non-live``: after each statepoint, store null into the slot of every
+    #: relocated value that is not live there (a debugging aid: stale uses then read null)
+    clobber_non_live: bool = False
 
 
 def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> bool:
@@ -55,6 +65,16 @@ def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> 
     return is_library_call(call, module, llvm)
 
 
+#: boolean options (LLVM's flag names without ``spp-``/``rs4gc-``) -> RS4GCOptions field
+_FLAGS = {
+    "print-liveset": "print_liveset",
+    "print-liveset-size": "print_liveset_size",
+    "print-base-pointers": "print_base_pointers",
+    "allow-statepoint-with-no-deopt-info": "allow_no_deopt",
+    "clobber-non-live": "clobber_non_live",
+}
+
+
 def parse_options(text: str) -> RS4GCOptions:
     """``remat-threshold=N;non-relocating;alloca-roots`` -> RS4GCOptions."""
     opts = RS4GCOptions()
@@ -71,7 +91,13 @@ def parse_options(text: str) -> RS4GCOptions:
             opts.rewrite_bare_statepoints = True
         elif key == "llvm" and value.isdigit() and int(value) >= 14:
             opts.llvm = int(value)
+        elif key in _FLAGS and value in ("", "true", "1", "false", "0"):
+            setattr(opts, _FLAGS[key], value in ("", "true", "1"))
+        elif key == "remat-derived-at-uses" and value in ("false", "0"):
+            pass  # LLVM 16+'s flag turned off: what gctoy's pass does anyway
         else:
             raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' (known: remat-threshold=N, "
-                             "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14)")
+                             "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14, "
+                             "print-liveset, print-liveset-size, print-base-pointers, clobber-non-live, "
+                             "allow-statepoint-with-no-deopt-info=BOOL, remat-derived-at-uses=false)")
     return opts

@@ -166,14 +166,16 @@ def _returned_argument(call: I.CallBase) -> Value | None:
 def _base_sources(v: Value, unwinds: dict | None = None, seen: dict | None = None) -> list[Value] | None:
     """What ``v`` is derived from, for the base walk (None: ``v`` is a source itself).
 
-    A ``gc.relocate`` is looked through to the pointer it relocates: relocating
-    keeps a null pointer null and a constant constant.  (LLVM 14 counted every
-    relocate as a movable source of its own; LLVM 19 looks through, and so does gctoy.)
+    A ``freeze`` and a ``gc.relocate`` are looked through (to the frozen value, to the pointer it
+    relocates): neither makes a null pointer non-null or a constant movable.  (LLVM 14 counted each
+    as a movable source of its own; LLVM 19 looks through both, and so does gctoy.)
     """
     if isinstance(v, I.Cast):
         return [_strip_pointer_casts(v)]
     if isinstance(v, I.GetElementPtr):
         return [v.pointer]
+    if isinstance(v, I.Freeze):
+        return [v.value]
     if isinstance(v, I.Phi):
         return [val for val, _ in v.incoming]
     if isinstance(v, I.Select):
