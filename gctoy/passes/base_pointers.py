@@ -57,7 +57,7 @@ def base_defining_value(v: Value, through_freeze: bool = False) -> tuple[Value, 
     A ``freeze`` is a base of its own in LLVM 14; from LLVM 15 on (``through_freeze``) its BDV is its
     operand's, as for a bitcast."""
     if isinstance(v.type, VectorType):
-        return vector_bdv(v, lambda scalar: base_defining_value(scalar, through_freeze))
+        return vector_bdv(v, lambda scalar: base_defining_value(scalar, through_freeze), through_freeze)
     while True:
         if isinstance(v, I.Freeze) and through_freeze:
             v = v.value

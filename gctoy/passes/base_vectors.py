@@ -54,9 +54,16 @@ def same_shape(a: Value, b: Value) -> bool:
     return isinstance(a.type, VectorType) == isinstance(b.type, VectorType)
 
 
-def vector_bdv(v: Value, scalar_bdv: Callable[[Value], tuple[Value, bool]]) -> tuple[Value, bool]:
-    """``(bdv, known)`` of a vector of pointers (``scalar_bdv`` handles a GEP's scalar base)."""
+def vector_bdv(v: Value, scalar_bdv: Callable[[Value], tuple[Value, bool]],
+               through_freeze: bool = False) -> tuple[Value, bool]:
+    """``(bdv, known)`` of a vector of pointers (``scalar_bdv`` handles a GEP's scalar base).
+
+    A ``freeze`` is a base vector of its own in LLVM 14; from LLVM 15 on (``through_freeze``) it is
+    looked through, as for a scalar."""
     while True:
+        if through_freeze and isinstance(v, I.Freeze):
+            v = v.value
+            continue
         if isinstance(v, I.Instruction) and any(k == "is_base_value" for k, _ in v.metadata):
             return v, True
         if isinstance(v, Argument):

@@ -97,6 +97,13 @@ m:
   call void @f()
   ret i8 addrspace(1)* %v
 }
+
+define <2 x i8 addrspace(1)*> @frozen_vector(<2 x i8 addrspace(1)*> %v) gc "statepoint-example" {
+  %g = getelementptr i8, <2 x i8 addrspace(1)*> %v, <2 x i64> <i64 1, i64 2>
+  %f = freeze <2 x i8 addrspace(1)*> %g
+  call void @f()
+  ret <2 x i8 addrspace(1)*> %f
+}
 """
 
 
