@@ -113,10 +113,10 @@ def _with_pass_options(pipeline: str, flags: LLVMFlags, args) -> str:
         extra["rewrite-statepoints-for-gc"].append("non-relocating")
     if args.rs4gc_alloca_roots:
         extra["rewrite-statepoints-for-gc"].append("alloca-roots")
-    from .passes import _split_top_level, split_pass
+    from .passes import split_top_level, split_pass
 
     parts = []
-    for entry in _split_top_level(pipeline):
+    for entry in split_top_level(pipeline):
         name, opts = split_pass(entry)
         if extra.get(name):
             entry = f"{name}<{';'.join(([opts] if opts else []) + extra[name])}>"

@@ -58,7 +58,7 @@ def split_pass(entry: str) -> tuple[str, str | None]:
     return entry, None
 
 
-def _split_top_level(text: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
     parts, depth, cur = [], 0, []
     for ch in text:
         depth += (ch == "<") - (ch == ">")
@@ -73,7 +73,7 @@ def _split_top_level(text: str) -> list[str]:
 
 def parse_pipeline(text: str) -> list[str]:
     """Split ``"a,b<opts>"`` into pass entries, checking each name exists (and takes options if given)."""
-    entries = _split_top_level(text)
+    entries = split_top_level(text)
     if not entries:
         raise UnknownPassError("empty pass pipeline")
     for entry in entries:

@@ -597,11 +597,10 @@ class _FunctionRewriter:
         return v if isinstance(b, Constant) else b
 
     # -- 8. use rewriting ---------------------------------------------------------------------------
-    def _rewrite_uses(self, records: list[SafepointRecord]) -> None:
-        """Every value ever relocated gets an alloca: stores after its def and after each relocate,
-        loads before each use; mem2reg then builds the SSA form with phis where copies meet."""
-        # LLVM's order: every statepoint's gc-live values (as the bundles now read), then the
-        # rematerialised originals; this order decides the names of the phis mem2reg makes
+    def _tracked_values(self, records: list[SafepointRecord]) -> list[Value]:
+        """The values that get a slot, in LLVM's order: every statepoint's gc-live values (as the
+        bundles now read), then the rematerialised originals; the order decides the names of the
+        phis mem2reg makes."""
         tracked: list[Value] = []
         seen: set[int] = set()
         roots = {id(a) for a in self._alloca_roots()} if self.options.alloca_roots else set()
@@ -616,6 +615,12 @@ class _FunctionRewriter:
                 if id(v) not in seen:
                     seen.add(id(v))
                     tracked.append(v)
+        return tracked
+
+    def _rewrite_uses(self, records: list[SafepointRecord]) -> None:
+        """Every value ever relocated gets an alloca: stores after its def and after each relocate,
+        loads before each use; mem2reg then builds the SSA form with phis where copies meet."""
+        tracked = self._tracked_values(records)
         if not tracked:
             return
         fn = self.fn
@@ -679,7 +684,6 @@ class _FunctionRewriter:
                 inst.parent = blk
             blk.instructions = new
         promote(fn, list(slot.values()), self.names)
-
 
     @staticmethod
     def _clobber_stores(records: list[SafepointRecord], tracked: list[Value], slot: dict[int, I.Alloca],
