@@ -26,13 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Import cycles still being taken apart (each the exact set of modules that import each other).
 KNOWN_CYCLES = {
-    # the IR objects print, compare and build statepoints through each other (function-level imports)
-    ("gctoy.ir.compare", "gctoy.ir.instructions", "gctoy.ir.module", "gctoy.ir.printer", "gctoy.ir.statepoint",
-     "gctoy.ir.values"),
+    # the IR objects print, compare and build statepoints through each other (function-level imports);
+    # the call and vector instruction classes are re-exported by gctoy.ir.instructions
+    ("gctoy.ir.call_instructions", "gctoy.ir.compare", "gctoy.ir.instructions", "gctoy.ir.module",
+     "gctoy.ir.printer", "gctoy.ir.statepoint", "gctoy.ir.values", "gctoy.ir.vector_instructions"),
     # the passes' registry (gctoy/passes/__init__.py) and the passes that look each other up through it
     ("gctoy.passes", "gctoy.passes.gcroots_from_statepoints", "gctoy.passes.lower_barriers",
-     "gctoy.passes.place_safepoints", "gctoy.passes.rewrite_statepoints", "gctoy.passes.shadow_stack_lowering",
-     "gctoy.passes.verify_safepoints"),
+     "gctoy.passes.place_safepoints", "gctoy.passes.rewrite_statepoints", "gctoy.passes.safepoint_ir_report",
+     "gctoy.passes.shadow_stack_lowering", "gctoy.passes.verify_safepoints"),
     # the x86-64 lowering and its data section writer; the frame and the code generator's limits
     ("gctoy.codegen.data", "gctoy.codegen.x86_64"),
     ("gctoy.codegen.frame", "gctoy.codegen.limits"),
@@ -41,9 +42,7 @@ KNOWN_CYCLES = {
 #: Modules still over 600 lines, with the most lines each may have until it is split.
 LONG_MODULES = {
     "gctoy.ir.parser": 976,  # the IR parser: to be split by construct (types, constants, instructions)
-    "gctoy.ir.instructions": 615,  # the instruction classes: goes with the use-list rework of the IR
     "gctoy.passes.rewrite_statepoints": 823,  # RS4GC: its phases become functions of their own modules
-    "gctoy.passes.verify_safepoints": 656,  # the safepoint verifier
     "gctoy.codegen.x86_64": 670,  # the two x86 lowerings: one target-independent core is under way
     "gctoy.codegen.x86_32": 645,
 }

@@ -6,7 +6,6 @@ Every instruction is a :class:`~gctoy.ir.values.Value` (its result), knows its
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..errors import VerifyError
 
@@ -15,7 +14,6 @@ from .types import (
     TOKEN,
     VOID,
     ArrayType,
-    FunctionType,
     IntType,
     NamedStructType,
     PointerType,
@@ -23,7 +21,7 @@ from .types import (
     Type,
     VectorType,
 )
-from .values import Attribute, BasicBlock, ConstantInt, Function, Value, find_string_attr
+from .values import BasicBlock, ConstantInt, Value
 
 BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
 FLOAT_OPS = ("fadd", "fsub", "fmul", "fdiv", "frem")
@@ -35,7 +33,8 @@ FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ue
 FAST_MATH_FLAGS = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
 
-def _swap(items: list, old, new) -> int:
+def swap_operands(items: list, old, new) -> int:
+    """Replace every ``old`` in ``items`` by ``new``; returns how many were replaced."""
     n = 0
     for i, v in enumerate(items):
         if v is old:
@@ -85,7 +84,7 @@ class Instruction(Value):
             self.parent = None
 
 
-class _Simple(Instruction):
+class SimpleInstruction(Instruction):
     """An instruction whose operands sit in ``self.ops``."""
 
     ops: list[Value]
@@ -95,10 +94,10 @@ class _Simple(Instruction):
         return list(self.ops)
 
     def replace_uses_of(self, old: Value, new: Value) -> int:
-        return _swap(self.ops, old, new)
+        return swap_operands(self.ops, old, new)
 
 
-class Alloca(_Simple):
+class Alloca(SimpleInstruction):
     """``alloca T[, iN count][, align A][, addrspace(N)]``."""
 
     opcode = "alloca"
@@ -117,7 +116,7 @@ class Alloca(_Simple):
         return self.ops[0] if self.ops else None
 
 
-class Load(_Simple):
+class Load(SimpleInstruction):
     """``load [volatile] T, T* %p[, align A]``."""
 
     opcode = "load"
@@ -135,7 +134,7 @@ class Load(_Simple):
         return self.ops[0]
 
 
-class Store(_Simple):
+class Store(SimpleInstruction):
     """``store [volatile] T %v, T* %p[, align A]``."""
 
     opcode = "store"
@@ -174,7 +173,7 @@ def indexed_type(source: Type, indices: list[Value]) -> Type:
     return ty
 
 
-class GetElementPtr(_Simple):
+class GetElementPtr(SimpleInstruction):
     """``getelementptr [inbounds] T, T* %p, idx...``: address arithmetic, no memory access."""
 
     opcode = "getelementptr"
@@ -202,7 +201,7 @@ class GetElementPtr(_Simple):
         return self.ops[1:]
 
 
-class Cast(_Simple):
+class Cast(SimpleInstruction):
     """``bitcast``/``addrspacecast``/``ptrtoint``/``inttoptr``/``trunc``/``zext``/``sext``."""
 
     def __init__(self, opcode: str, value: Value, to_type: Type, name: str | None = None):
@@ -217,7 +216,7 @@ class Cast(_Simple):
         return self.ops[0]
 
 
-class BinaryOp(_Simple):
+class BinaryOp(SimpleInstruction):
     """Integer arithmetic: ``add nsw i64 %a, %b`` and friends."""
 
     def __init__(self, opcode: str, lhs: Value, rhs: Value, flags: tuple[str, ...] = (), name: str | None = None):
@@ -228,7 +227,7 @@ class BinaryOp(_Simple):
         self.flags = tuple(flags)
 
 
-class ICmp(_Simple):
+class ICmp(SimpleInstruction):
     """``icmp <pred> T %a, %b``."""
 
     opcode = "icmp"
@@ -241,7 +240,7 @@ class ICmp(_Simple):
         self.ops = [lhs, rhs]
 
 
-class FCmp(_Simple):
+class FCmp(SimpleInstruction):
     """``fcmp [fast-math flags] <pred> T %a, %b``."""
 
     opcode = "fcmp"
@@ -254,7 +253,7 @@ class FCmp(_Simple):
         self.ops = [lhs, rhs]
 
 
-class FNeg(_Simple):
+class FNeg(SimpleInstruction):
     """``fneg T %a``."""
 
     opcode = "fneg"
@@ -265,7 +264,7 @@ class FNeg(_Simple):
         self.ops = [value]
 
 
-class Freeze(_Simple):
+class Freeze(SimpleInstruction):
     """``freeze T %a``: ``%a`` itself, or an arbitrary fixed value of ``T`` where ``%a`` is undef or poison."""
 
     opcode = "freeze"
@@ -280,7 +279,7 @@ class Freeze(_Simple):
         return self.ops[0]
 
 
-class Select(_Simple):
+class Select(SimpleInstruction):
     """``select i1 %c, T %a, T %b``."""
 
     opcode = "select"
@@ -346,7 +345,7 @@ class Phi(Instruction):
         raise VerifyError(f"phi has no incoming value for its predecessor {label}", where)
 
 
-class Br(_Simple):
+class Br(SimpleInstruction):
     """``br label %d`` or ``br i1 %c, label %t, label %f``."""
 
     opcode = "br"
@@ -407,7 +406,7 @@ class Switch(Instruction):
         return [self.default] + [b for _, b in self.cases]
 
 
-class Ret(_Simple):
+class Ret(SimpleInstruction):
     """``ret void`` or ``ret T %v``."""
 
     opcode = "ret"
@@ -423,7 +422,7 @@ class Ret(_Simple):
         return self.ops[0] if self.ops else None
 
 
-class Unreachable(_Simple):
+class Unreachable(SimpleInstruction):
     """``unreachable``."""
 
     opcode = "unreachable"
@@ -434,7 +433,7 @@ class Unreachable(_Simple):
         self.ops = []
 
 
-class Resume(_Simple):
+class Resume(SimpleInstruction):
     """``resume T %v``."""
 
     opcode = "resume"
@@ -445,7 +444,7 @@ class Resume(_Simple):
         self.ops = [value]
 
 
-class LandingPad(_Simple):
+class LandingPad(SimpleInstruction):
     """``landingpad T cleanup | catch T c | filter T c``."""
 
     opcode = "landingpad"
@@ -463,7 +462,7 @@ class LandingPad(_Simple):
         return list(zip(self.clause_kinds, self.ops))
 
 
-class ExtractValue(_Simple):
+class ExtractValue(SimpleInstruction):
     """``extractvalue T %agg, i, j...``."""
 
     opcode = "extractvalue"
@@ -474,7 +473,7 @@ class ExtractValue(_Simple):
         self.indices = tuple(indices)
 
 
-class InsertValue(_Simple):
+class InsertValue(SimpleInstruction):
     """``insertvalue T %agg, U %v, i, j...``."""
 
     opcode = "insertvalue"
@@ -503,124 +502,6 @@ def aggregate_member(ty: Type, indices: tuple[int, ...]) -> Type:
     return ty
 
 
-@dataclass
-class OperandBundle:
-    """``"tag"(T %v, ...)`` attached to a call or invoke (``deopt``, ``gc-live``, ``gc-transition``)."""
-
-    tag: str
-    inputs: list[Value]
-
-
-class CallBase(Instruction):
-    """What ``call`` and ``invoke`` share: callee, arguments, attributes, bundles."""
-
-    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], *,
-                 arg_attrs: list[tuple[Attribute, ...]] | None = None,
-                 ret_attrs: tuple[Attribute, ...] = (), fn_attrs: tuple[Attribute, ...] = (),
-                 cc: str | None = None, bundles: list[OperandBundle] | None = None,
-                 name: str | None = None):
-        super().__init__(ftype.ret, name)
-        self.ftype = ftype
-        self.callee = callee
-        self.args = list(args)
-        self.arg_attrs = list(arg_attrs) if arg_attrs is not None else [() for _ in args]
-        self.ret_attrs = tuple(ret_attrs)
-        self.fn_attrs = tuple(fn_attrs)
-        self.cc = cc
-        self.bundles = list(bundles or [])
-        #: Set when the source spelled the callee type as a pointer (``call void ()* @f()``),
-        #: the syntax of LLVM before 3.7.
-        self.legacy_pointer_syntax = False
-
-    @property
-    def callee_name(self) -> str | None:
-        """The name of a directly called function, else None."""
-        return self.callee.name if isinstance(self.callee, Function) else None
-
-    @property
-    def called_function(self):
-        """The directly called :class:`Function`, else None."""
-        from .values import Function
-
-        return self.callee if isinstance(self.callee, Function) else None
-
-    def bundle(self, tag: str) -> OperandBundle | None:
-        """The operand bundle with this tag, if any."""
-        for b in self.bundles:
-            if b.tag == tag:
-                return b
-        return None
-
-    def string_attr(self, key: str) -> str | None:
-        """A string attribute of the call site (``"statepoint-id"``), looking through groups."""
-        from .module import resolve_attrs
-
-        fn = self.function
-        mod = getattr(fn, "module", None) if fn is not None else None
-        return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)
-
-    def _callish_operands(self) -> list[Value]:
-        out: list[Value] = [self.callee, *self.args]
-        for b in self.bundles:
-            out += b.inputs
-        return out
-
-    def _callish_replace(self, old: Value, new: Value) -> int:
-        n = 0
-        if self.callee is old:
-            self.callee, n = new, 1
-        n += _swap(self.args, old, new)
-        for b in self.bundles:
-            n += _swap(b.inputs, old, new)
-        return n
-
-
-class Call(CallBase):
-    """``[tail] call [cc] T @f(args) [bundles]``."""
-
-    opcode = "call"
-
-    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], *, tail: str | None = None, **kw):
-        super().__init__(ftype, callee, args, **kw)
-        self.tail = tail  # None | "tail" | "musttail" | "notail"
-
-    @property
-    def operands(self) -> list[Value]:
-        return self._callish_operands()
-
-    def replace_uses_of(self, old: Value, new: Value) -> int:
-        return self._callish_replace(old, new)
-
-
-class Invoke(CallBase):
-    """``invoke T @f(args) to label %normal unwind label %unwind``."""
-
-    opcode = "invoke"
-    is_terminator = True
-
-    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], normal: BasicBlock,
-                 unwind: BasicBlock, **kw):
-        super().__init__(ftype, callee, args, **kw)
-        self.normal = normal
-        self.unwind = unwind
-
-    @property
-    def operands(self) -> list[Value]:
-        return self._callish_operands() + [self.normal, self.unwind]
-
-    def replace_uses_of(self, old: Value, new: Value) -> int:
-        n = self._callish_replace(old, new)
-        if self.normal is old:
-            self.normal, n = new, n + 1  # type: ignore[assignment]
-        if self.unwind is old:
-            self.unwind, n = new, n + 1  # type: ignore[assignment]
-        return n
-
-    @property
-    def successors(self) -> list[BasicBlock]:
-        return [self.normal, self.unwind]
-
-
 def is_token_type(ty: Type) -> bool:
     """True for ``token``."""
     return ty == TOKEN
@@ -631,3 +512,4 @@ def int_width(ty: Type) -> int | None:
     return ty.bits if isinstance(ty, IntType) else None
 
 from .vector_instructions import ExtractElement, InsertElement, ShuffleVector  # noqa: E402,F401  (re-exported)
+from .call_instructions import Call, CallBase, Invoke, OperandBundle  # noqa: E402,F401  (re-exported)

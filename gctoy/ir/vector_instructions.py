@@ -12,12 +12,12 @@ matter::
 """
 from __future__ import annotations
 
-from .instructions import _Simple
+from .instructions import SimpleInstruction
 from .types import I32, Type, VectorType
 from .values import Constant, ConstantAggregate, ConstantInt, Poison, Undef, Value, ZeroInitializer
 
 
-class ExtractElement(_Simple):
+class ExtractElement(SimpleInstruction):
     """``extractelement <N x T> %v, iK %idx``: one lane of a vector."""
 
     opcode = "extractelement"
@@ -38,7 +38,7 @@ class ExtractElement(_Simple):
         return self.ops[1]
 
 
-class InsertElement(_Simple):
+class InsertElement(SimpleInstruction):
     """``insertelement <N x T> %v, T %x, iK %idx``: a copy of a vector with one lane replaced."""
 
     opcode = "insertelement"
@@ -64,7 +64,7 @@ class InsertElement(_Simple):
         return self.ops[2]
 
 
-class ShuffleVector(_Simple):
+class ShuffleVector(SimpleInstruction):
     """``shufflevector <N x T> %a, <N x T> %b, <M x i32> mask``: lanes of ``a ++ b`` picked by the mask."""
 
     opcode = "shufflevector"
