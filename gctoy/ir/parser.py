@@ -21,6 +21,7 @@ from .keywords import (
     VALUE_WORDS,
 )
 from .instruction_parser import InstructionParser
+from .floats import FLOAT_BITS, FloatLiteralError, parse_float_literal
 from .lexer import first_pointer_spelling
 from .limits import LimitChecks
 from .module import Module
@@ -66,7 +67,7 @@ from .values import (
     ZeroInitializer,
 )
 
-_FLOAT_KINDS = {"half", "float", "double"}
+_FLOAT_KINDS = frozenset(FLOAT_BITS)
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
@@ -827,8 +828,6 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             return self.global_ref(tok, ty)
         if kind == "INT":
             if not isinstance(ty, IntType):
-                if isinstance(ty, FloatType):
-                    return ConstantFloat(ty, text)
                 raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
             value = _wrap(self.int_value(tok), ty.bits)
             key = (ty.bits, value)
@@ -839,7 +838,10 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if kind in ("FLOAT", "HEXFLOAT"):
             if not isinstance(ty, FloatType):
                 raise self.err(f"floating point constant invalid for type '{ty}'", tok[2])
-            return ConstantFloat(ty, text)
+            try:
+                return ConstantFloat(ty, parse_float_literal(text, ty.kind))
+            except FloatLiteralError as e:
+                raise self.err(str(e), tok[2]) from None
         if kind == "WORD":
             if text in ("true", "false"):
                 if ty != IntType(1):

@@ -62,10 +62,17 @@ class ConstantInt(Constant):
 
 @dataclass(frozen=True, eq=True, repr=False)
 class ConstantFloat(Constant):
-    """A floating-point constant, kept in its source spelling."""
+    """A floating-point constant, kept as the bit pattern of its type (``bits``)."""
 
     type: Type
-    text: str
+    bits: int
+
+    @property
+    def text(self) -> str:
+        """The constant as LLVM prints it (``1.500000e+00``, ``0x3FB99999A0000000``, ``0xH3C00``)."""
+        from .floats import float_text
+
+        return float_text(self.type.kind, self.bits)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, eq=True, repr=False)
