@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..errors import GCToyError, VerifyError
 from . import instructions as I
 from .intrinsics import RELOCATE, STATEPOINT, base_name, intrinsic_name
+from .layout import data_layout
 from .module import Module
 from .names import escape_bytes, escape_string, quote_name
 from .statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
@@ -97,6 +98,7 @@ class _Printer:
         self._unwinds: dict = {}
         self._unwinds_for = None
         self._statepoints: dict[int, object] = {}
+        self.layout = data_layout(module.header.datalayout)
         n = 0
         for g in [*module.globals, *module.functions]:
             if g.name is None:
@@ -361,17 +363,16 @@ class _Printer:
             s = f"alloca {self.t(x.allocated_type)}"
             if x.count is not None:
                 s += f", {self.typed(x.count)}"
-            if x.align is not None:
-                s += f", align {x.align}"
+            s += f", align {x.align if x.align is not None else self.layout.pref_align(x.allocated_type)}"
             if x.addrspace:
                 s += f", addrspace({x.addrspace})"
             return s
         if isinstance(x, I.Load):
             v = "volatile " if x.volatile else ""
-            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align)
+            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
         if isinstance(x, I.Store):
             v = "volatile " if x.volatile else ""
-            return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align)
+            return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)
         if isinstance(x, I.GetElementPtr):
             ib = "inbounds " if x.inbounds else ""
             ops = ", ".join(self.typed(o) for o in x.ops)
@@ -423,9 +424,9 @@ class _Printer:
             return self.call(x)
         raise TypeError(f"cannot print {type(x).__name__}")
 
-    @staticmethod
-    def align(a: int | None) -> str:
-        return f", align {a}" if a is not None else ""
+    def align(self, a: int | None, ty: Type) -> str:
+        """LLVM gives a load or store without ``align`` its type's ABI alignment, and prints it."""
+        return f", align {a if a is not None else self.layout.abi_align(ty)}"
 
     def call(self, x: I.CallBase) -> str:
         parts = []
