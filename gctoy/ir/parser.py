@@ -427,6 +427,9 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if text == "align" and self.peek(1)[0] == "INT":
             self.next()
             return Attribute("align", self.alignment(), style="space")
+        if text == "alignstack" and self.peek(1)[1] == "=" and not allow_group:  # inside a group
+            self.skip(2)
+            return Attribute("alignstack", self.alignment(), style="paren")
         if text in PAREN_ATTRIBUTES and self.peek(1)[1] == "(":
             self.next()
             self.expect("(")

@@ -8,8 +8,9 @@ from __future__ import annotations
 from ..errors import GCToyError, VerifyError
 from . import instructions as I
 from .intrinsics import RELOCATE, STATEPOINT, base_name, intrinsic_name
+from .attr_order import AttributeSlots, render_in_group, sort_attrs
 from .layout import data_layout
-from .module import Module
+from .module import Module, resolve_attrs
 from .names import escape_bytes, escape_string, quote_name
 from .statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
 from .types import ArrayType, FunctionType, PointerType, StructType, Type, VectorType, VOID
@@ -99,6 +100,8 @@ class _Printer:
         self._unwinds_for = None
         self._statepoints: dict[int, object] = {}
         self.layout = data_layout(module.header.datalayout)
+        #: the module's function-attribute groups while a whole module is printed (else None)
+        self.groups: AttributeSlots | None = None
         n = 0
         for g in [*module.globals, *module.functions]:
             if g.name is None:
@@ -190,7 +193,15 @@ class _Printer:
         return f"{self.t(v.type)} {self.ref(v)}"
 
     def attrs(self, attrs) -> str:
-        return render_attrs(attrs, self.opaque)
+        """Parameter or return attributes, in LLVM's order."""
+        return render_attrs(sort_attrs(attrs, self.opaque), self.opaque)
+
+    def fn_attrs(self, attrs) -> str:
+        """Function attributes: ``#N`` when a module is printed, else the attributes themselves."""
+        if self.groups is None:
+            return render_attrs(attrs, self.opaque)
+        n = self.groups.slot(resolve_attrs(attrs, self.m))
+        return "" if n is None else f"#{n}"
 
     # -- module ---------------------------------------------------------------------
     def module(self) -> str:
@@ -215,19 +226,27 @@ class _Printer:
                 out += self.leading(g)
                 out.append(self.global_var(g) + self.trailing(g))
         printed: set[str] = set()
+        shown = []
         for f in m.functions:
             key = self.gname(f)
             if f.is_declaration:
                 if key in printed:
                     continue
             printed.add(key)
+            shown.append(f)
+        self.groups = AttributeSlots(self.opaque)
+        for f in shown:
+            self.groups.slot(resolve_attrs(f.fn_attrs, m))
+        for f in shown:
             out.append("")
             out += self.leading(f)
             out.append(self.function(f))
-        if m.attribute_groups:
+        if self.groups.sets:
             out.append("")
-            for g in m.attribute_groups.values():
-                out.append(f"attributes #{g.id} = {{ {self.attrs(g.attrs)} }}")
+            for n, attrs in enumerate(self.groups.sets):
+                body = " ".join(render_in_group(a, self.opaque) for a in attrs)
+                out.append(f"attributes #{n} = {{ {body} }}")
+        self.groups = None
         if m.metadata:
             out.append("")
             for md in m.metadata:
@@ -295,8 +314,8 @@ class _Printer:
                 text += " " + q
         if f.addrspace:
             text += f" addrspace({f.addrspace})"
-        if f.fn_attrs:
-            text += " " + self.attrs(f.fn_attrs)
+        if f.fn_attrs and (fa := self.fn_attrs(f.fn_attrs)):
+            text += " " + fa
         if f.section is not None:
             text += f' section "{escape_string(f.section)}"'
         if f.align is not None:
@@ -458,8 +477,8 @@ class _Printer:
                 s += " " + self.attrs(attrs)
             args.append(f"{s} {self.ref(a)}")
         text = " ".join(parts) + f" {self.ref(x.callee)}({', '.join(args)})"
-        if x.fn_attrs:
-            text += " " + self.attrs(x.fn_attrs)
+        if x.fn_attrs and (fa := self.fn_attrs(x.fn_attrs)):
+            text += " " + fa
         if x.bundles:
             bs = []
             for b in x.bundles:
