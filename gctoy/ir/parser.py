@@ -73,6 +73,10 @@ _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
 
 
+class _MixedPointers(Exception):
+    """A typed-pointer reading met ``ptr``: the module is read again with opaque pointers."""
+
+
 class _ForwardLocal(Value):
     """A local used before its definition; replaced when the function ends."""
 
@@ -105,7 +109,11 @@ def parse_module(text: str, filename: str = "<input>", *, implicit_declarations:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+        try:
+            return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+        except _MixedPointers:
+            # 'T*' first and 'ptr' later: read it all with opaque pointers, as LLVM >= 15 does
+            return _Parser(text, filename, implicit_declarations, fix_numbering, opaque=True).parse()
     finally:
         if was_enabled:
             gc.enable()
@@ -120,7 +128,8 @@ def parse_type(text: str) -> Type:
 
 
 class _Parser(InstructionParser, LimitChecks, TokenCursor):
-    def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool):
+    def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool,
+                 opaque: bool = False):
         TokenCursor.__init__(self, text, filename)
         self.type_offsets: dict[str, int] = {}
         # Equal constants and types are shared (as LLVM uniques them): fewer objects on big inputs.
@@ -132,6 +141,7 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         self.pending: dict[str, _PendingGlobal] = {}
         self.first_use: dict[str, int] = {}
         self.defined_types: set[str] = set()
+        self.type_aliases: dict[str, Type] = {}
         # per-function state
         self.locals: dict[str, Value] = {}
         self.forward: dict[str, _ForwardLocal] = {}
@@ -139,15 +149,14 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         self.block_first_ref: dict[str, int] = {}
         self.slot = 0
         self._fixups: list[tuple[_ForwardLocal, Value]] = []
-        self.opaque = self._pointer_style()
+        self.opaque = opaque or self._pointer_style()
 
     def _pointer_style(self) -> bool:
-        """True if the text spells pointers as ``ptr`` (decided by the first pointer it spells);
-        the other spelling is an error where :meth:`mixed_pointers` finds it."""
-        return first_pointer_spelling(self.src.text) == "ptr"
+        """True if the text spells pointers as ``ptr`` (decided by the first pointer it spells).
 
-    def mixed_pointers(self, offset: int) -> IRParseError:
-        return self.err("typed pointers ('T*') and opaque pointers ('ptr') cannot be mixed in one module", offset)
+        A module that mixes both spellings is read with opaque pointers, as LLVM >= 15 reads it:
+        ``i8 addrspace(1)*`` is then ``ptr addrspace(1)``."""
+        return first_pointer_spelling(self.src.text) == "ptr"
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -205,16 +214,23 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if name in self.defined_types:
             raise self.err(f"redefinition of type named '%{name}'", tok[2])
         self.defined_types.add(name)
+        used_before = name in self.module.types
+        if self.accept("opaque"):
+            self.type_offsets[name] = tok[2]
+            self.module.named_type(name).body.elements = None
+            return
+        if not (self.at("{") or (self.at("<") and self.peek(1)[1] == "{")):
+            # ``%Env = type ptr``: a name for a non-struct type stands for that type itself
+            ty = self.type_()
+            if used_before or name in self.module.types:
+                raise self.err(f"'%{name}' names the non-struct type '{ty}' and is used before its "
+                               "definition; define it before its first use", tok[2])
+            self.type_aliases[name] = ty
+            return
         self.type_offsets[name] = tok[2]
         ref = self.module.named_type(name)
-        body = ref.body
-        if self.accept("opaque"):
-            body.elements = None
-            return
         ty = self.type_()
-        if not isinstance(ty, StructType):
-            raise self.err("only struct types can be named in gctoy's IR subset", tok[2])
-        body.elements, body.packed = ty.elements, ty.packed
+        ref.body.elements, ref.body.packed = ty.elements, ty.packed
 
     def attribute_group(self) -> None:
         self.next()
@@ -312,10 +328,11 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             ty = METADATA
         elif kind == "WORD" and text == "ptr":
             if not self.opaque:
-                raise self.mixed_pointers(tok[2])
+                raise _MixedPointers()
             ty = PointerType(None, self.addrspace())
         elif kind == "LOCAL":
-            ty = self.module.named_type(self.local_name(tok))
+            name = self.local_name(tok)
+            ty = self.type_aliases.get(name) or self.module.named_type(name)
         elif text == "{":
             self.enter(tok[2])
             ty = StructType(self.type_list("}"), False)
@@ -345,6 +362,8 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         # suffixes: pointers and function types
         while True:
             if self.at("*"):
+                if text == "ptr" and ty.is_opaque:  # type: ignore[union-attr]
+                    raise self.err("ptr* is invalid - use ptr instead", self.peek()[2])
                 ty = self.pointer_to(ty, 0, self.next()[2])
             elif self.at("addrspace") and self.peek(4)[1] == "*":
                 space = self.addrspace()
@@ -357,10 +376,10 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 return ty
 
     def pointer_to(self, ty: Type, space: int, offset: int) -> PointerType:
-        if self.opaque:
-            raise self.mixed_pointers(offset)
         if ty == VOID or ty == LABEL or ty == TOKEN or ty == METADATA:
             raise self.err(f"pointer to this type ('{ty}') is invalid")
+        if self.opaque:
+            return PointerType(None, space)
         if not isinstance(ty, (IntType, NamedStructType)):
             self.check_pointee_depth(ty, offset)
         key = ("*", id(ty), space)  # the cached pointer keeps ``ty`` alive, so its id stays unique
