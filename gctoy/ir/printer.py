@@ -187,7 +187,7 @@ class _Printer:
             return f"{v.opcode} ({self.typed(v.operands[0])} to {self.t(v.type)})"
         if isinstance(v, MetadataOperand):
             return v.text
-        return f"<{type(v).__name__}>"
+        return "%" + quote_name(v.name) if v.name is not None else "%<unnamed>"
 
     def typed(self, v: Value) -> str:
         return f"{self.t(v.type)} {self.ref(v)}"

@@ -38,8 +38,13 @@ class Value:
             if hasattr(self, "opcode") and not getattr(ty, "is_first_class", True):
                 return print_instruction(self, opaque=opaque)  # type: ignore[arg-type]
             return print_operand(self, opaque=opaque)
-        except Exception:  # a half-built value: its kind and name are all there is to show
-            return f"<{type(self).__name__} {self.name or ''}>"
+        except Exception:  # a half-built value: its name (or its type) is all there is to show
+            from .names import quote_name
+
+            if self.name is not None:
+                sigil = "@" if isinstance(self, GlobalValue) else "%"
+                return f"{sigil}{quote_name(self.name)}"
+            return f"an unnamed value of type '{ty}'" if ty is not None else "an unnamed value"
 
     __str__ = __repr__
 
