@@ -360,9 +360,10 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         else:
             raise self.err(f"expected type, found '{text}'" if text else "expected type", tok[2])
         # suffixes: pointers and function types
+        bare_ptr = kind == "WORD" and text == "ptr"  # 'ptr' with no suffix yet: 'ptr*' is refused
         while True:
             if self.at("*"):
-                if text == "ptr" and ty.is_opaque:  # type: ignore[union-attr]
+                if bare_ptr:
                     raise self.err("ptr* is invalid - use ptr instead", self.peek()[2])
                 ty = self.pointer_to(ty, 0, self.next()[2])
             elif self.at("addrspace") and self.peek(4)[1] == "*":
@@ -372,6 +373,7 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 self.enter(self.peek()[2])
                 ty = self.function_type_params(ty)
                 self.leave()
+                bare_ptr = False
             else:
                 return ty
 
