@@ -68,6 +68,12 @@ from .values import (
 )
 
 _FLOAT_KINDS = frozenset(FLOAT_BITS)
+#: calling conventions LLVM prints by name, by number
+_CC_NAMES = {"0": "ccc", "8": "fastcc", "9": "coldcc", "10": "ghccc", "12": "webkit_jscc", "13": "anyregcc",
+             "14": "preserve_mostcc", "15": "preserve_allcc", "16": "swiftcc", "17": "cxx_fast_tlscc",
+             "18": "tailcc", "19": "cfguard_checkcc", "20": "swifttailcc", "64": "x86_stdcallcc",
+             "65": "x86_fastcallcc", "70": "x86_thiscallcc", "77": "intel_ocl_bicc", "78": "x86_64_sysvcc",
+             "79": "win64cc", "80": "x86_vectorcallcc", "92": "x86_regcallcc"}
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
@@ -592,6 +598,8 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 cc = self.calling_convention()
             else:
                 break
+        if linkage == "external":
+            linkage = None  # a function's default linkage, never printed
         ret_attrs = self.param_attributes()
         ret = self.type_()
         name_tok = self.expect_kind("GLOBAL", "function name")
@@ -667,11 +675,13 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             raise self.err("a declaration cannot have a body; use 'define'")
         return fn
 
-    def calling_convention(self) -> str:
+    def calling_convention(self) -> str | None:
+        """The convention as LLVM prints it: its name where it has one, ``cc N`` otherwise, None for C."""
         t = self.next()[1]
         if t == "cc":
-            return f"cc {self.int_literal('calling convention number')}"
-        return t
+            number = self.int_literal('calling convention number')
+            t = _CC_NAMES.get(str(number), f"cc {number}")
+        return None if t == "ccc" else t
 
     # -- function bodies ----------------------------------------------------------
     def function_body(self, fn: Function, arg_names, start_offset: int) -> None:
