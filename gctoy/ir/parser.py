@@ -13,6 +13,7 @@ import gc
 from ..errors import IRParseError
 from .keywords import (
     CALLING_CONVENTIONS,
+    CC_NAMES,
     GLOBAL_QUALIFIERS,
     LINKAGES,
     PAREN_ATTRIBUTES,
@@ -25,7 +26,8 @@ from .floats import FLOAT_BITS, FloatLiteralError, parse_float_literal
 from .lexer import first_pointer_spelling
 from .limits import LimitChecks
 from .module import Module
-from .type_rules import recursive_type
+from .named_types import NamedTypeDefinitions
+from .type_rules import recursive_type, wrap_int
 from .names import unescape
 from .token_cursor import TokenCursor
 from .types import (
@@ -68,12 +70,6 @@ from .values import (
 )
 
 _FLOAT_KINDS = frozenset(FLOAT_BITS)
-#: calling conventions LLVM prints by name, by number
-_CC_NAMES = {"0": "ccc", "8": "fastcc", "9": "coldcc", "10": "ghccc", "12": "webkit_jscc", "13": "anyregcc",
-             "14": "preserve_mostcc", "15": "preserve_allcc", "16": "swiftcc", "17": "cxx_fast_tlscc",
-             "18": "tailcc", "19": "cfguard_checkcc", "20": "swifttailcc", "64": "x86_stdcallcc",
-             "65": "x86_fastcallcc", "70": "x86_thiscallcc", "77": "intel_ocl_bicc", "78": "x86_64_sysvcc",
-             "79": "win64cc", "80": "x86_vectorcallcc", "92": "x86_regcallcc"}
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
@@ -133,7 +129,7 @@ def parse_type(text: str) -> Type:
     return ty
 
 
-class _Parser(InstructionParser, LimitChecks, TokenCursor):
+class _Parser(NamedTypeDefinitions, InstructionParser, LimitChecks, TokenCursor):
     def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool,
                  opaque: bool = False):
         TokenCursor.__init__(self, text, filename)
@@ -158,10 +154,7 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         self.opaque = opaque or self._pointer_style()
 
     def _pointer_style(self) -> bool:
-        """True if the text spells pointers as ``ptr`` (decided by the first pointer it spells).
-
-        A module that mixes both spellings is read with opaque pointers, as LLVM >= 15 reads it:
-        ``i8 addrspace(1)*`` is then ``ptr addrspace(1)``."""
+        """True if the text's first pointer is spelled ``ptr`` (a later ``T*`` then reads as ``ptr``)."""
         return first_pointer_spelling(self.src.text) == "ptr"
 
     # -- module ---------------------------------------------------------------
@@ -211,32 +204,6 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             raise self.err(f"invalid recursive type '%{bad}' (it contains itself, not only a pointer to "
                            "itself)", self.type_offsets[bad])
         return m
-
-    def named_type_def(self) -> None:
-        tok = self.next()
-        name = self.local_name(tok)
-        self.expect("=")
-        self.expect("type")
-        if name in self.defined_types:
-            raise self.err(f"redefinition of type named '%{name}'", tok[2])
-        self.defined_types.add(name)
-        used_before = name in self.module.types
-        if self.accept("opaque"):
-            self.type_offsets[name] = tok[2]
-            self.module.named_type(name).body.elements = None
-            return
-        if not (self.at("{") or (self.at("<") and self.peek(1)[1] == "{")):
-            # ``%Env = type ptr``: a name for a non-struct type stands for that type itself
-            ty = self.type_()
-            if used_before or name in self.module.types:
-                raise self.err(f"'%{name}' names the non-struct type '{ty}' and is used before its "
-                               "definition; define it before its first use", tok[2])
-            self.type_aliases[name] = ty
-            return
-        self.type_offsets[name] = tok[2]
-        ref = self.module.named_type(name)
-        ty = self.type_()
-        ref.body.elements, ref.body.packed = ty.elements, ty.packed
 
     def attribute_group(self) -> None:
         self.next()
@@ -680,7 +647,7 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         t = self.next()[1]
         if t == "cc":
             number = self.int_literal('calling convention number')
-            t = _CC_NAMES.get(str(number), f"cc {number}")
+            t = CC_NAMES.get(str(number), f"cc {number}")
         return None if t == "ccc" else t
 
     # -- function bodies ----------------------------------------------------------
@@ -863,7 +830,7 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if kind == "INT":
             if not isinstance(ty, IntType):
                 raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
-            value = _wrap(self.int_value(tok), ty.bits)
+            value = wrap_int(self.int_value(tok), ty.bits)
             key = (ty.bits, value)
             c = self.uniqued.get(key)
             if c is None:
@@ -1002,11 +969,3 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                                      f"declared it as '{decl}'")
         self.pending.clear()
 
-
-def _wrap(value: int, bits: int) -> int:
-    """Integer constants are stored as signed values of their width (as LLVM prints them)."""
-    if bits == 1:
-        return value & 1
-    mask = (1 << bits) - 1
-    v = value & mask
-    return v - (1 << bits) if v >> (bits - 1) else v
