@@ -22,6 +22,7 @@ from .keywords import (
     VALUE_WORDS,
 )
 from .instruction_parser import InstructionParser
+from .intrinsics import remangle_for_opaque_pointers
 from .floats import FLOAT_BITS, FloatLiteralError, parse_float_literal
 from .lexer import first_pointer_spelling
 from .limits import LimitChecks
@@ -199,6 +200,8 @@ class _Parser(NamedTypeDefinitions, InstructionParser, LimitChecks, TokenCursor)
                 m.header.comments.extend(comments)
         self.ci = len(self.comments)  # comments after the last entity are not kept
         self.finish_globals()
+        if self.opaque:
+            remangle_for_opaque_pointers(m)
         bad = recursive_type({name: m.named_type(name) for name in self.type_offsets})
         if bad is not None:
             raise self.err(f"invalid recursive type '%{bad}' (it contains itself, not only a pointer to "
