@@ -7,7 +7,8 @@ numbered compare equal, while a changed operand, type, flag or name does not.
 from __future__ import annotations
 
 from . import instructions as I
-from .module import Module
+from .attr_order import sort_attrs
+from .module import Module, resolve_attrs
 from .values import Argument, BasicBlock, Constant, Function, GlobalValue, Value
 
 
@@ -18,8 +19,7 @@ def module_key(m: Module) -> tuple:
         (h.source_filename, h.datalayout, h.triple),
         tuple((nt.name, nt.body.elements, nt.body.packed) for nt in m.types.values()),
         tuple(_global_key(g) for g in m.globals),
-        tuple(_function_key(f) for f in m.functions),
-        tuple((g.id, g.attrs) for g in m.attribute_groups.values()),
+        tuple(_function_key(f, m) for f in m.functions),
         tuple((md.name, md.text, md.distinct) for md in m.metadata),
     )
 
@@ -41,7 +41,12 @@ def _const_key(c: Value):
     return ("?", repr(c))
 
 
-def _function_key(f: Function) -> tuple:
+def _fn_attr_set(attrs, m) -> tuple:
+    """Function attributes as a set: group references resolved, LLVM's order (numbering is layout)."""
+    return sort_attrs([a for a in resolve_attrs(attrs, m) if a.style != "group"])
+
+
+def _function_key(f: Function, m: Module | None = None) -> tuple:
     pos: dict[int, tuple] = {}
     for i, a in enumerate(f.args):
         pos[id(a)] = ("arg", i)
@@ -63,10 +68,22 @@ def _function_key(f: Function) -> tuple:
                      if k not in ("parent", "loc", "ops", "incoming", "args", "callee", "bundles", "value",
                                   "default", "cases", "normal", "unwind", "comments_before", "comment_after",
                                   "legacy_pointer_syntax")}
+            if "fn_attrs" in extra:
+                extra["fn_attrs"] = _fn_attr_set(extra["fn_attrs"], m)
+            for k in ("ret_attrs", "arg_attrs"):
+                if k in extra:
+                    extra[k] = _sorted_lists(extra[k])
             insts.append((type(inst).__name__, inst.name, inst.type, tuple(op(o) for o in inst.operands),
                           tuple(sorted((k, repr(v)) for k, v in extra.items())),
                           tuple(b.tag for b in getattr(inst, "bundles", []))))
         blocks.append((b.name, tuple(insts)))
-    return (f.name, f.ftype, tuple((a.name, a.attrs) for a in f.args), f.linkage, f.cc, f.gc, f.ret_attrs,
-            f.fn_attrs, f.qualifiers, _const_key(f.personality) if f.personality is not None else None,
+    return (f.name, f.ftype, tuple((a.name, sort_attrs(a.attrs)) for a in f.args), f.linkage, f.cc, f.gc,
+            sort_attrs(f.ret_attrs), _fn_attr_set(f.fn_attrs, m), f.qualifiers, _const_key(f.personality) if f.personality is not None else None,
             f.addrspace, f.section, f.align, tuple(f.metadata), tuple(blocks))
+
+
+def _sorted_lists(attrs):
+    """Return or argument attributes in LLVM's order (a list of lists for arguments)."""
+    if attrs and isinstance(next(iter(attrs)), (tuple, list)):
+        return tuple(sort_attrs(a) for a in attrs)
+    return sort_attrs(attrs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import instructions as I
 from .keywords import CALLING_CONVENTIONS, TAIL_KINDS, WRAP_FLAGS
+from .layout import data_layout, layout_known
 from .types import VOID, FloatType, FunctionType, IntType, PointerType, Type, VectorType
 from .values import Attribute, BasicBlock, ConstantInt, Value
 from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, inst_insertelement,
@@ -52,11 +53,19 @@ class InstructionParser:
             end = self.skip_metadata()
             inst.metadata.append((kind, self.src.text[start:end]))
 
-    def align_suffix(self) -> int | None:
+    def align_suffix(self, ty: Type) -> int | None:
+        """``, align N``; without it the type's ABI alignment, as LLVM gives it when reading."""
         if self.at(",") and self.peek(1)[1] == "align":
             self.skip(2)
             return self.alignment()
-        return None
+        return self.default_align(ty, preferred=False)
+
+    def default_align(self, ty: Type, preferred: bool) -> int | None:
+        """The datalayout's alignment of ``ty`` (None while a named struct in it has no body yet)."""
+        if not layout_known(ty):
+            return None
+        layout = data_layout(self.module.header.datalayout)
+        return layout.pref_align(ty) if preferred else layout.abi_align(ty)
 
     def inst_alloca(self) -> I.Instruction:
         self.next()
@@ -72,6 +81,8 @@ class InstructionParser:
                 space = self.addrspace()
             else:
                 count = self.typed_value()
+        if align is None:
+            align = self.default_align(ty, preferred=True)
         inst = I.Alloca(ty, count, align, space)
         if self.opaque:
             inst.type = PointerType(None, space)
@@ -93,7 +104,7 @@ class InstructionParser:
         p = self.pointer_operand()
         if p.type.pointee is not None and p.type.pointee != ty:
             raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
-        return I.Load(ty, p, self.align_suffix(), volatile)
+        return I.Load(ty, p, self.align_suffix(ty), volatile)
 
     def inst_store(self) -> I.Instruction:
         self.next()
@@ -104,7 +115,7 @@ class InstructionParser:
         p = self.pointer_operand()
         if p.type.pointee is not None and p.type.pointee != v.type:
             raise self.err("stored value and pointer type do not match", tok[2])
-        return I.Store(v, p, self.align_suffix(), volatile)
+        return I.Store(v, p, self.align_suffix(v.type), volatile)
 
     def inst_gep(self) -> I.Instruction:
         self.next()

@@ -60,3 +60,24 @@ def _statepoint_callee_param(ftype: FunctionType) -> Type | None:
         if isinstance(p, PointerType):
             return p
     return None
+
+
+def remangle_for_opaque_pointers(module) -> None:
+    """Give the GC intrinsics of a module read with opaque pointers their opaque names, as LLVM does.
+
+    ``@llvm.experimental.gc.statepoint.p0f_isVoidf`` in a module that spells pointers ``ptr``
+    becomes ``@llvm.experimental.gc.statepoint.p0``; declarations that then share a name are one.
+    """
+    for fn in list(module.functions):
+        if not fn.is_declaration or base_name(fn.name) is None:
+            continue
+        new = intrinsic_name(fn.name, fn.ftype, True)
+        if new == fn.name:
+            continue
+        same = module.get_function(new)
+        if same is None:
+            module.rename(fn, new)
+        elif same.ftype == fn.ftype:
+            for user in module.definitions():
+                user.replace_all_uses(fn, same)
+            module.remove_function(fn)

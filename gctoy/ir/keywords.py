@@ -18,6 +18,12 @@ CALLING_CONVENTIONS = frozenset({
     "x86_64_sysvcc", "win64cc", "intel_ocl_bicc",
 })
 
+#: calling conventions LLVM prints by name, by number
+CC_NAMES = {"0": "ccc", "8": "fastcc", "9": "coldcc", "10": "ghccc", "12": "webkit_jscc", "13": "anyregcc",
+             "14": "preserve_mostcc", "15": "preserve_allcc", "16": "swiftcc", "17": "cxx_fast_tlscc",
+             "18": "tailcc", "19": "cfguard_checkcc", "20": "swifttailcc", "64": "x86_stdcallcc",
+             "65": "x86_fastcallcc", "70": "x86_thiscallcc", "77": "intel_ocl_bicc", "78": "x86_64_sysvcc",
+             "79": "win64cc", "80": "x86_vectorcallcc", "92": "x86_regcallcc"}
 # Attributes written as a bare word.
 PLAIN_ATTRIBUTES = frozenset({
     "alwaysinline", "argmemonly", "builtin", "cold", "convergent", "disable_sanitizer_instrumentation",

@@ -13,6 +13,7 @@ import gc
 from ..errors import IRParseError
 from .keywords import (
     CALLING_CONVENTIONS,
+    CC_NAMES,
     GLOBAL_QUALIFIERS,
     LINKAGES,
     PAREN_ATTRIBUTES,
@@ -21,10 +22,13 @@ from .keywords import (
     VALUE_WORDS,
 )
 from .instruction_parser import InstructionParser
+from .intrinsics import remangle_for_opaque_pointers
+from .floats import FLOAT_BITS, FloatLiteralError, parse_float_literal
 from .lexer import first_pointer_spelling
 from .limits import LimitChecks
 from .module import Module
-from .type_rules import recursive_type
+from .named_types import NamedTypeDefinitions
+from .type_rules import recursive_type, wrap_int
 from .names import unescape
 from .token_cursor import TokenCursor
 from .types import (
@@ -66,10 +70,14 @@ from .values import (
     ZeroInitializer,
 )
 
-_FLOAT_KINDS = {"half", "float", "double"}
+_FLOAT_KINDS = frozenset(FLOAT_BITS)
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
+
+
+class _MixedPointers(Exception):
+    """A typed-pointer reading met ``ptr``: the module is read again with opaque pointers."""
 
 
 class _ForwardLocal(Value):
@@ -104,7 +112,11 @@ def parse_module(text: str, filename: str = "<input>", *, implicit_declarations:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+        try:
+            return _Parser(text, filename, implicit_declarations, fix_numbering).parse()
+        except _MixedPointers:
+            # 'T*' first and 'ptr' later: read it all with opaque pointers, as LLVM >= 15 does
+            return _Parser(text, filename, implicit_declarations, fix_numbering, opaque=True).parse()
     finally:
         if was_enabled:
             gc.enable()
@@ -118,8 +130,9 @@ def parse_type(text: str) -> Type:
     return ty
 
 
-class _Parser(InstructionParser, LimitChecks, TokenCursor):
-    def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool):
+class _Parser(NamedTypeDefinitions, InstructionParser, LimitChecks, TokenCursor):
+    def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool,
+                 opaque: bool = False):
         TokenCursor.__init__(self, text, filename)
         self.type_offsets: dict[str, int] = {}
         # Equal constants and types are shared (as LLVM uniques them): fewer objects on big inputs.
@@ -131,7 +144,6 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         self.pending: dict[str, _PendingGlobal] = {}
         self.first_use: dict[str, int] = {}
         self.defined_types: set[str] = set()
-        # ``%T = type i32``: a name for a type that is not a struct is only an alias (as in LLVM)
         self.type_aliases: dict[str, Type] = {}
         # per-function state
         self.locals: dict[str, Value] = {}
@@ -140,15 +152,11 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         self.block_first_ref: dict[str, int] = {}
         self.slot = 0
         self._fixups: list[tuple[_ForwardLocal, Value]] = []
-        self.opaque = self._pointer_style()
+        self.opaque = opaque or self._pointer_style()
 
     def _pointer_style(self) -> bool:
-        """True if the text spells pointers as ``ptr`` (decided by the first pointer it spells);
-        the other spelling is an error where :meth:`mixed_pointers` finds it."""
+        """True if the text's first pointer is spelled ``ptr`` (a later ``T*`` then reads as ``ptr``)."""
         return first_pointer_spelling(self.src.text) == "ptr"
-
-    def mixed_pointers(self, offset: int) -> IRParseError:
-        return self.err("typed pointers ('T*') and opaque pointers ('ptr') cannot be mixed in one module", offset)
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -192,36 +200,13 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 m.header.comments.extend(comments)
         self.ci = len(self.comments)  # comments after the last entity are not kept
         self.finish_globals()
+        if self.opaque:
+            remangle_for_opaque_pointers(m)
         bad = recursive_type({name: m.named_type(name) for name in self.type_offsets})
         if bad is not None:
             raise self.err(f"invalid recursive type '%{bad}' (it contains itself, not only a pointer to "
                            "itself)", self.type_offsets[bad])
         return m
-
-    def named_type_def(self) -> None:
-        tok = self.next()
-        name = self.local_name(tok)
-        self.expect("=")
-        self.expect("type")
-        if name in self.defined_types:
-            raise self.err(f"redefinition of type named '%{name}'", tok[2])
-        self.defined_types.add(name)
-        if self.accept("opaque"):
-            self.type_offsets[name] = tok[2]
-            self.module.named_type(name).body.elements = None
-            return
-        if not (self.at("{") or (self.at("<") and self.peek(1)[1] == "{")):
-            ty = self.type_()  # not a struct: an alias, which LLVM allows only before any use
-            if name in self.module.types:
-                raise self.err(f"forward references to non-struct type '%{name}'", tok[2])
-            self.type_aliases[name] = ty
-            return
-        self.type_offsets[name] = tok[2]
-        body = self.module.named_type(name).body
-        ty = self.type_()
-        if not isinstance(ty, StructType):
-            raise self.err(f"expected a struct type for '%{name}'", tok[2])
-        body.elements, body.packed = ty.elements, ty.packed
 
     def attribute_group(self) -> None:
         self.next()
@@ -319,11 +304,11 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             ty = METADATA
         elif kind == "WORD" and text == "ptr":
             if not self.opaque:
-                raise self.mixed_pointers(tok[2])
+                raise _MixedPointers()
             ty = PointerType(None, self.addrspace())
         elif kind == "LOCAL":
             name = self.local_name(tok)
-            ty = self.type_aliases[name] if name in self.type_aliases else self.module.named_type(name)
+            ty = self.type_aliases.get(name) or self.module.named_type(name)
         elif text == "{":
             self.enter(tok[2])
             ty = StructType(self.type_list("}"), False)
@@ -351,8 +336,11 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         else:
             raise self.err(f"expected type, found '{text}'" if text else "expected type", tok[2])
         # suffixes: pointers and function types
+        bare_ptr = kind == "WORD" and text == "ptr"  # 'ptr' with no suffix yet: 'ptr*' is refused
         while True:
             if self.at("*"):
+                if bare_ptr:
+                    raise self.err("ptr* is invalid - use ptr instead", self.peek()[2])
                 ty = self.pointer_to(ty, 0, self.next()[2])
             elif self.at("addrspace") and self.peek(4)[1] == "*":
                 space = self.addrspace()
@@ -361,14 +349,15 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 self.enter(self.peek()[2])
                 ty = self.function_type_params(ty)
                 self.leave()
+                bare_ptr = False
             else:
                 return ty
 
     def pointer_to(self, ty: Type, space: int, offset: int) -> PointerType:
-        if self.opaque:
-            raise self.mixed_pointers(offset)
         if ty == VOID or ty == LABEL or ty == TOKEN or ty == METADATA:
             raise self.err(f"pointer to this type ('{ty}') is invalid")
+        if self.opaque:
+            return PointerType(None, space)
         if not isinstance(ty, (IntType, NamedStructType)):
             self.check_pointee_depth(ty, offset)
         key = ("*", id(ty), space)  # the cached pointer keeps ``ty`` alive, so its id stays unique
@@ -435,6 +424,9 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if text == "align" and self.peek(1)[0] == "INT":
             self.next()
             return Attribute("align", self.alignment(), style="space")
+        if text == "alignstack" and self.peek(1)[1] == "=" and not allow_group:  # inside a group
+            self.skip(2)
+            return Attribute("alignstack", self.alignment(), style="paren")
         if text in PAREN_ATTRIBUTES and self.peek(1)[1] == "(":
             self.next()
             self.expect("(")
@@ -576,6 +568,8 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                 cc = self.calling_convention()
             else:
                 break
+        if linkage == "external":
+            linkage = None  # a function's default linkage, never printed
         ret_attrs = self.param_attributes()
         ret = self.type_()
         name_tok = self.expect_kind("GLOBAL", "function name")
@@ -651,11 +645,13 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             raise self.err("a declaration cannot have a body; use 'define'")
         return fn
 
-    def calling_convention(self) -> str:
+    def calling_convention(self) -> str | None:
+        """The convention as LLVM prints it: its name where it has one, ``cc N`` otherwise, None for C."""
         t = self.next()[1]
         if t == "cc":
-            return f"cc {self.int_literal('calling convention number')}"
-        return t
+            number = self.int_literal('calling convention number')
+            t = CC_NAMES.get(str(number), f"cc {number}")
+        return None if t == "ccc" else t
 
     # -- function bodies ----------------------------------------------------------
     def function_body(self, fn: Function, arg_names, start_offset: int) -> None:
@@ -836,10 +832,8 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
             return self.global_ref(tok, ty)
         if kind == "INT":
             if not isinstance(ty, IntType):
-                if isinstance(ty, FloatType):
-                    return ConstantFloat(ty, text)
                 raise self.err(f"integer constant must have integer type, not '{ty}'", tok[2])
-            value = _wrap(self.int_value(tok), ty.bits)
+            value = wrap_int(self.int_value(tok), ty.bits)
             key = (ty.bits, value)
             c = self.uniqued.get(key)
             if c is None:
@@ -848,7 +842,10 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
         if kind in ("FLOAT", "HEXFLOAT"):
             if not isinstance(ty, FloatType):
                 raise self.err(f"floating point constant invalid for type '{ty}'", tok[2])
-            return ConstantFloat(ty, text)
+            try:
+                return ConstantFloat(ty, parse_float_literal(text, ty.kind))
+            except FloatLiteralError as e:
+                raise self.err(str(e), tok[2]) from None
         if kind == "WORD":
             if text in ("true", "false"):
                 if ty != IntType(1):
@@ -975,11 +972,3 @@ class _Parser(InstructionParser, LimitChecks, TokenCursor):
                                      f"declared it as '{decl}'")
         self.pending.clear()
 
-
-def _wrap(value: int, bits: int) -> int:
-    """Integer constants are stored as signed values of their width (as LLVM prints them)."""
-    if bits == 1:
-        return value & 1
-    mask = (1 << bits) - 1
-    v = value & mask
-    return v - (1 << bits) if v >> (bits - 1) else v

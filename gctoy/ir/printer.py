@@ -8,7 +8,9 @@ from __future__ import annotations
 from ..errors import GCToyError, VerifyError
 from . import instructions as I
 from .intrinsics import RELOCATE, STATEPOINT, base_name, intrinsic_name
-from .module import Module
+from .attr_order import AttributeSlots, render_in_group, sort_attrs
+from .layout import data_layout
+from .module import Module, resolve_attrs
 from .names import escape_bytes, escape_string, quote_name
 from .statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
 from .types import ArrayType, FunctionType, PointerType, StructType, Type, VectorType, VOID
@@ -97,6 +99,9 @@ class _Printer:
         self._unwinds: dict = {}
         self._unwinds_for = None
         self._statepoints: dict[int, object] = {}
+        self.layout = data_layout(module.header.datalayout)
+        #: the module's function-attribute groups while a whole module is printed (else None)
+        self.groups: AttributeSlots | None = None
         n = 0
         for g in [*module.globals, *module.functions]:
             if g.name is None:
@@ -182,13 +187,21 @@ class _Printer:
             return f"{v.opcode} ({self.typed(v.operands[0])} to {self.t(v.type)})"
         if isinstance(v, MetadataOperand):
             return v.text
-        return f"<{type(v).__name__}>"
+        return "%" + quote_name(v.name) if v.name is not None else "%<unnamed>"
 
     def typed(self, v: Value) -> str:
         return f"{self.t(v.type)} {self.ref(v)}"
 
     def attrs(self, attrs) -> str:
-        return render_attrs(attrs, self.opaque)
+        """Parameter or return attributes, in LLVM's order."""
+        return render_attrs(sort_attrs(attrs, self.opaque), self.opaque)
+
+    def fn_attrs(self, attrs) -> str:
+        """Function attributes: ``#N`` when a module is printed, else the attributes themselves."""
+        if self.groups is None:
+            return render_attrs(attrs, self.opaque)
+        n = self.groups.slot(resolve_attrs(attrs, self.m))
+        return "" if n is None else f"#{n}"
 
     # -- module ---------------------------------------------------------------------
     def module(self) -> str:
@@ -213,19 +226,27 @@ class _Printer:
                 out += self.leading(g)
                 out.append(self.global_var(g) + self.trailing(g))
         printed: set[str] = set()
+        shown = []
         for f in m.functions:
             key = self.gname(f)
             if f.is_declaration:
                 if key in printed:
                     continue
             printed.add(key)
+            shown.append(f)
+        self.groups = AttributeSlots(self.opaque)
+        for f in shown:
+            self.groups.slot(resolve_attrs(f.fn_attrs, m))
+        for f in shown:
             out.append("")
             out += self.leading(f)
             out.append(self.function(f))
-        if m.attribute_groups:
+        if self.groups.sets:
             out.append("")
-            for g in m.attribute_groups.values():
-                out.append(f"attributes #{g.id} = {{ {self.attrs(g.attrs)} }}")
+            for n, attrs in enumerate(self.groups.sets):
+                body = " ".join(render_in_group(a, self.opaque) for a in attrs)
+                out.append(f"attributes #{n} = {{ {body} }}")
+        self.groups = None
         if m.metadata:
             out.append("")
             for md in m.metadata:
@@ -293,8 +314,8 @@ class _Printer:
                 text += " " + q
         if f.addrspace:
             text += f" addrspace({f.addrspace})"
-        if f.fn_attrs:
-            text += " " + self.attrs(f.fn_attrs)
+        if f.fn_attrs and (fa := self.fn_attrs(f.fn_attrs)):
+            text += " " + fa
         if f.section is not None:
             text += f' section "{escape_string(f.section)}"'
         if f.align is not None:
@@ -361,17 +382,16 @@ class _Printer:
             s = f"alloca {self.t(x.allocated_type)}"
             if x.count is not None:
                 s += f", {self.typed(x.count)}"
-            if x.align is not None:
-                s += f", align {x.align}"
+            s += f", align {x.align if x.align is not None else self.layout.pref_align(x.allocated_type)}"
             if x.addrspace:
                 s += f", addrspace({x.addrspace})"
             return s
         if isinstance(x, I.Load):
             v = "volatile " if x.volatile else ""
-            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align)
+            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
         if isinstance(x, I.Store):
             v = "volatile " if x.volatile else ""
-            return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align)
+            return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)
         if isinstance(x, I.GetElementPtr):
             ib = "inbounds " if x.inbounds else ""
             ops = ", ".join(self.typed(o) for o in x.ops)
@@ -437,9 +457,9 @@ class _Printer:
             return self.call(x)
         raise TypeError(f"cannot print {type(x).__name__}")
 
-    @staticmethod
-    def align(a: int | None) -> str:
-        return f", align {a}" if a is not None else ""
+    def align(self, a: int | None, ty: Type) -> str:
+        """LLVM gives a load or store without ``align`` its type's ABI alignment, and prints it."""
+        return f", align {a if a is not None else self.layout.abi_align(ty)}"
 
     def call(self, x: I.CallBase) -> str:
         parts = []
@@ -471,8 +491,8 @@ class _Printer:
                 s += " " + self.attrs(attrs)
             args.append(f"{s} {self.ref(a)}")
         text = " ".join(parts) + f" {self.ref(x.callee)}({', '.join(args)})"
-        if x.fn_attrs:
-            text += " " + self.attrs(x.fn_attrs)
+        if x.fn_attrs and (fa := self.fn_attrs(x.fn_attrs)):
+            text += " " + fa
         if x.bundles:
             bs = []
             for b in x.bundles:

@@ -53,3 +53,12 @@ def recursive_type(types: dict[str, NamedStructType]) -> str | None:
                 state[nxt] = 1
                 stack.append((nxt, iter(list(_named_parts(types[nxt])))))
     return None
+
+
+def wrap_int(value: int, bits: int) -> int:
+    """Integer constants are stored as signed values of their width (as LLVM prints them)."""
+    if bits == 1:
+        return value & 1
+    mask = (1 << bits) - 1
+    v = value & mask
+    return v - (1 << bits) if v >> (bits - 1) else v

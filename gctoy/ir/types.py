@@ -55,7 +55,7 @@ class IntType(Type):
 
 @dataclass(frozen=True, repr=False)
 class FloatType(Type):
-    """``half``, ``float`` or ``double``."""
+    """``half``, ``bfloat``, ``float``, ``double``, ``x86_fp80`` or ``fp128``."""
 
     kind: str
 
@@ -246,7 +246,8 @@ def mangle(ty: Type) -> str:
     if isinstance(ty, IntType):
         return f"i{ty.bits}"
     if isinstance(ty, FloatType):
-        return {"half": "f16", "float": "f32", "double": "f64"}[ty.kind]
+        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64", "x86_fp80": "f80",
+                "fp128": "f128"}[ty.kind]
     if isinstance(ty, VoidType):
         return "isVoid"
     if isinstance(ty, FunctionType):

@@ -38,8 +38,13 @@ class Value:
             if hasattr(self, "opcode") and not getattr(ty, "is_first_class", True):
                 return print_instruction(self, opaque=opaque)  # type: ignore[arg-type]
             return print_operand(self, opaque=opaque)
-        except Exception:  # a half-built value: its kind and name are all there is to show
-            return f"<{type(self).__name__} {self.name or ''}>"
+        except Exception:  # a half-built value: its name (or its type) is all there is to show
+            from .names import quote_name
+
+            if self.name is not None:
+                sigil = "@" if isinstance(self, GlobalValue) else "%"
+                return f"{sigil}{quote_name(self.name)}"
+            return f"an unnamed value of type '{ty}'" if ty is not None else "an unnamed value"
 
     __str__ = __repr__
 
@@ -62,10 +67,17 @@ class ConstantInt(Constant):
 
 @dataclass(frozen=True, eq=True, repr=False)
 class ConstantFloat(Constant):
-    """A floating-point constant, kept in its source spelling."""
+    """A floating-point constant, kept as the bit pattern of its type (``bits``)."""
 
     type: Type
-    text: str
+    bits: int
+
+    @property
+    def text(self) -> str:
+        """The constant as LLVM prints it (``1.500000e+00``, ``0x3FB99999A0000000``, ``0xH3C00``)."""
+        from .floats import float_text
+
+        return float_text(self.type.kind, self.bits)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, eq=True, repr=False)

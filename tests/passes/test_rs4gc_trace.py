@@ -43,7 +43,7 @@ def test_what_each_phase_knows():
     assert set(after.relocates) == {("%p.base", "%p"), ("%p.base", "%p.base"), ("%a", "%a")}
     assert "%d.remat = getelementptr" in snaps["uses rewritten"].ir
     assert "store i8 0, i8 addrspace(1)* %d.remat" in snaps["uses rewritten"].ir
-    assert "store i8 0, i8 addrspace(1)* %d\n" in snaps["statepoints"].ir
+    assert "store i8 0, i8 addrspace(1)* %d, align 1\n" in snaps["statepoints"].ir
 
 
 def test_summary_is_plain_text():
