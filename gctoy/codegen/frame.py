@@ -220,6 +220,14 @@ def _outgoing_args(call: I.CallBase) -> int:
     return stack_argument_count(call.args)
 
 
+def refuse_inline_asm(inst: I.Instruction) -> None:
+    """Inline assembly is parsed and printed, but gctoy's code generators do not lower it."""
+    from ..ir.values import InlineAsm
+
+    if isinstance(inst, I.CallBase) and isinstance(inst.callee, InlineAsm):
+        raise located(CodegenError("inline asm is not supported by gctoy llc"), inst)
+
+
 def is_spilled_deopt(v: Value) -> bool:
     """Whether a statepoint spills a deopt value to a frame slot: the address of a function or a global
     (llc-14 records such values as Indirect spill slots, since they are not immediate constants)."""
@@ -248,6 +256,7 @@ class Frame:
         values: list[Value] = [a for a in function.args if has_slot(a)]
         phis: list[I.Phi] = []
         for inst in function.instructions():
+            refuse_inline_asm(inst)
             if isinstance(inst, I.CallBase):
                 max_args = max(max_args, _outgoing_args(inst))
                 if is_statepoint_name(inst.callee_name or ""):
