@@ -40,6 +40,7 @@ from ..stackmap import Location, StackMap, StackMapRecord, StkSizeRecord, emit
 from .floats import FLOAT_BITS, argument_registers, float_bits, float_width, is_float
 from .frame import (ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, spilled_deopt_values,
                     value_width)
+from .patchpoints import StackMapIntrinsics, is_stackmap_intrinsic
 from .records import StackMapRecords, int_constant, strip_casts as _strip_casts
 from .data import TLS_BLOCK, data_text as _data_text, defined_global, tls_offsets
 from .limits import MAX_CODE_BYTES, check_patch_bytes
@@ -115,7 +116,7 @@ def _check_symbol(v: GlobalVariable | Function) -> str:
     return defined_global(v)
 
 
-class _FunctionLowering(StackMapRecords):
+class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
     """Emits the assembly of one function and collects its pending stack map records."""
 
     def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
@@ -435,6 +436,8 @@ class _FunctionLowering(StackMapRecords):
             self.lower_gcroot(inst)
         elif name in _NO_CODE_INTRINSICS:
             return
+        elif is_stackmap_intrinsic(name):
+            self.lower_stackmap_intrinsic(inst)
         elif name is not None and name.startswith("llvm."):
             raise CodegenError(f"intrinsic @{name} is not supported by the x86-64 code generator")
         else:

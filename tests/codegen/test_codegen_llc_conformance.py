@@ -11,6 +11,7 @@ import pytest
 
 from gctoy.cli import _driver_module
 from gctoy.codegen import compile_module
+from gctoy.emu import nops
 from gctoy.passes import run
 from gctoy.stackmap import LocationKind, read_object
 
@@ -189,3 +190,69 @@ def test_float_arithmetic_is_one_located_error(tmp_path):
                          timeout=120)
     assert res.returncode == 1 and "Traceback" not in res.stderr
     assert res.stderr.startswith(f"{path}:2:")
+
+
+STACKMAPS = """
+declare void @llvm.experimental.stackmap(i64, i32, ...)
+declare void @llvm.experimental.patchpoint.void(i64, i32, i8*, i32, ...)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, i8*, i32, ...)
+declare i64 @target(i64, i64)
+define i64 @f(i64 %x, i64* %p) {
+  %a = alloca i64
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 7, i32 0, i64 %x, i64 12, i64 5000000000, i64* %a, i64* %p)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 8, i32 6)
+  %r = call i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 9, i32 15, i8* bitcast (i64 (i64, i64)* @target to i8*), i32 2, i64 %x, i64 3, i64 %x, i64* %p)
+  call void (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.void(i64 10, i32 13, i8* null, i32 0, i64 %r)
+  %q = call anyregcc i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 11, i32 15, i8* inttoptr (i64 -559038737 to i8*), i32 2, i64 %x, i64 %r, i64 %x)
+  ret i64 %q
+}
+"""
+
+
+def _sites(stackmap) -> list[tuple[int, str]]:
+    """Per record: its ID and its locations (c constant, d direct, v a slot or register)."""
+    return [(rec.id, "".join("c" if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX)
+                             else "d" if loc.kind is LocationKind.DIRECT else "v" for loc in rec.locations))
+            for rec in stackmap.records]
+
+
+def test_stackmap_and_patchpoint_records_equal_llc14(llvm14, tmp_path):
+    ours = _gctoy(STACKMAPS, tmp_path)
+    ref = _llc14(llvm14, STACKMAPS, tmp_path)
+    assert _sites(ours.stackmap) == _sites(ref)
+    assert ours.stackmap.constants == ref.constants
+
+
+def test_stackmap_sites_are_where_the_code_stands(tmp_path):
+    """A stackmap's shadow and a patchpoint's region are exactly as many bytes as asked."""
+    ours = _gctoy(STACKMAPS, tmp_path)
+    offsets = [rec.instruction_offset for rec in ours.stackmap.records]
+    assert offsets[0] == offsets[1]  # the first stackmap has no shadow bytes
+    assert offsets[2] - offsets[1] > 6  # six shadow NOPs, then the patchpoint's arguments
+    code = ours.image.code
+    base = ours.functions[0].address - ours.image.code_base
+    assert code[base + offsets[1]:base + offsets[1] + 6] == nops(6)
+    null_site = base + offsets[3]
+    assert code[null_site:null_site + 13] == nops(13)  # patchpoint of null: all 13 bytes are NOPs
+
+
+def test_patchpoint_calls_its_target_and_returns_its_result(tmp_path):
+    program = """
+declare void @print_i64(i64)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, i8*, i32, ...)
+define i64 @add(i64 %a, i64 %b) {
+  %s = add i64 %a, %b
+  ret i64 %s
+}
+define i64 @main() {
+  %r = call i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 1, i32 20, i8* bitcast (i64 (i64, i64)* @add to i8*), i32 2, i64 40, i64 2)
+  call void @print_i64(i64 %r)
+  ret i64 0
+}
+"""
+    path = tmp_path / "pp.ll"
+    path.write_text(program)
+    res = subprocess.run([sys.executable, "-m", "gctoy", "run", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == "42"
