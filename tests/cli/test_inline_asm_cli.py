@@ -26,7 +26,7 @@ def gctoy(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     return subprocess.run([sys.executable, "-m", "gctoy", *args], capture_output=True, text=True, timeout=120,
-                          env=env)
+                          check=False, env=env)
 
 
 def _body(text: str) -> list[str]:
