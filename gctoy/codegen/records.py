@@ -66,53 +66,57 @@ def int_constant(v: Value) -> int | None:
     return None
 
 
-def value_key(v: Value) -> tuple:
-    """What identifies a value for llc's stack map: equal keys are recorded once."""
+def value_key(v: Value, memo: dict[int, tuple] | None = None) -> tuple:
+    """What identifies a value for llc's stack map: equal keys are recorded once (``memo``: keys known)."""
     v = strip_casts(v)
+    if memo is not None and id(v) in memo:
+        return memo[id(v)]
+    key: tuple = ("value", id(v))
     if isinstance(v, I.Call) and is_relocate_name(v.callee_name):
         call = token_statepoint(v.args[0]) if v.args else None
         if call is not None:
             reloc = GCRelocate(v, Statepoint.of(call))
-            derived = value_key(reloc.derived)
-            if derived[0] == "const":
-                return derived
-            return ("relocate", id(call), value_key(reloc.base), derived)
-    if isinstance(v, ConstantInt):
-        return ("const", str(v.type), _unsigned(v.value, v.type.bits))
-    if isinstance(v, ConstantNull):
-        return ("const", str(v.type), 0)
-    return ("value", id(v))
+            derived = value_key(reloc.derived, memo)
+            key = derived if derived[0] == "const" else ("relocate", id(call), value_key(reloc.base, memo), derived)
+    elif isinstance(v, ConstantInt):
+        key = ("const", str(v.type), _unsigned(v.value, v.type.bits))
+    elif isinstance(v, ConstantNull):
+        key = ("const", str(v.type), 0)
+    if memo is not None:
+        memo[id(v)] = key
+    return key
 
 
 class StackMapRecords:
     """The record-building half of the x86-64 function lowering (mixed into it)."""
 
     tls: dict[str, int]
+    _keys: dict[int, tuple]
+    _pairs: dict[int, dict[tuple, tuple[Value, Value]]]
+
+    def _pair_map(self, sp: Statepoint) -> dict[tuple, tuple[Value, Value]]:
+        if not hasattr(self, "_pairs"):
+            self._keys, self._pairs = {}, {}
+        pairs = self._pairs.get(id(sp.call))
+        if pairs is None:
+            pairs = {}
+            for reloc in reversed(sp.relocates()):
+                pairs.setdefault(value_key(reloc.derived, self._keys), (reloc.base, reloc.derived))
+            for v in sp.deopt_args:
+                if is_gc_pointer(v.type):
+                    pairs.setdefault(value_key(v, self._keys), (v, v))
+            self._pairs[id(sp.call)] = pairs
+        return pairs
 
     def gc_pairs(self, sp: Statepoint) -> list[tuple[Value, Value]]:
         """The (base, derived) pairs the record lists: one per distinct relocated value, then the GC
         pointers among the deopt values (llc walks the token's uses most recent first)."""
-        keys: list[tuple] = []
-        pairs: list[tuple[Value, Value]] = []
-        for reloc in reversed(sp.relocates()):
-            key = value_key(reloc.derived)
-            if key not in keys:
-                keys.append(key)
-                pairs.append((reloc.base, reloc.derived))
-        for v in sp.deopt_args:
-            key = value_key(v)
-            if is_gc_pointer(v.type) and key not in keys:
-                keys.append(key)
-                pairs.append((v, v))
-        return pairs
+        return list(self._pair_map(sp).values())
 
     def recorded_slot_value(self, sp: Statepoint, derived: Value) -> Value:
         """The value whose slot the record names for ``derived`` (the first with the same key)."""
-        key = value_key(derived)
-        for _, d in self.gc_pairs(sp):
-            if value_key(d) == key:
-                return d
-        return derived
+        pair = self._pair_map(sp).get(value_key(derived, self._keys))
+        return derived if pair is None else pair[1]
 
     def transition_flags(self, sp: Statepoint) -> list[tuple[int, Type]]:
         """GC transition (seed 000's "hypothetical-gc"): each thread-local global among the transition
@@ -160,7 +164,7 @@ class StackMapRecords:
 
     def location(self, v: Value) -> Location:
         """Where a deopt or GC value is at the call: a constant, an alloca (Direct) or a slot (Indirect)."""
-        key = value_key(v)
+        key = value_key(v, getattr(self, "_keys", None))
         if key[0] == "const":
             v = strip_casts(v)
             if isinstance(v, ConstantInt):
