@@ -40,6 +40,7 @@ from ..errors import GCToyError, VerifyError
 from ..ir import instructions as I
 from ..ir.types import (
     ArrayType,
+    FloatType,
     IntType,
     NamedStructType,
     PointerType,
@@ -55,6 +56,9 @@ from ..ir.values import Argument, ConstantInt, Function, Value
 from .limits import alloca_elements, check_frame_size
 
 SLOT_SIZE = 8
+_FLOAT_SIZES = {"half": 2, "float": 4, "double": 8}
+#: SysV x86-64 passes the first eight floating-point arguments in xmm0..xmm7
+XMM_ARG_REGISTERS = 8
 STACK_ALIGN = 16
 #: Integer arguments of the SysV x86-64 calling convention, in order.
 ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
@@ -98,7 +102,7 @@ def _is_packed(ty: Type) -> bool:
 
 def align_of(ty: Type) -> int:
     """ABI alignment of a type on x86-64 (natural alignment; packed structs 1)."""
-    if isinstance(ty, IntType):
+    if isinstance(ty, (IntType, FloatType)):
         return size_of(ty)
     if isinstance(ty, PointerType):
         return 8
@@ -119,6 +123,8 @@ def size_of(ty: Type) -> int:
         return 1 << max(0, (ty.bits - 1).bit_length() - 3) if ty.bits > 8 else 1
     if isinstance(ty, PointerType):
         return 8
+    if isinstance(ty, FloatType):
+        return _FLOAT_SIZES[ty.kind]
     if isinstance(ty, ArrayType):
         return ty.count * size_of(ty.element)
     if isinstance(ty, (StructType, NamedStructType)):
@@ -194,17 +200,48 @@ def has_slot(value: Value) -> bool:
         return False
     if isinstance(ty, (IntType, PointerType)):
         return True
+    if isinstance(ty, FloatType) and ty.kind in _FLOAT_SIZES:
+        return True  # its bit pattern, zero-extended, like an integer of its width
     raise CodegenError(f"values of type {ty} are not supported by the x86-64 code generator")
 
 
+def stack_argument_count(args: list[Value]) -> int:
+    """How many of a call's arguments go on the stack (SysV: integers past the sixth, floats past the eighth)."""
+    floats = sum(1 for a in args if isinstance(a.type, FloatType))
+    return max(0, len(args) - floats - len(ARG_REGISTERS)) + max(0, floats - XMM_ARG_REGISTERS)
+
+
 def _outgoing_args(call: I.CallBase) -> int:
-    """How many arguments a call passes to its real target (none for gc.relocate and friends)."""
+    """How many stack arguments a call passes to its real target (none for gc.relocate and friends)."""
     name = call.callee_name or ""
     if is_statepoint_name(name):
-        return len(Statepoint.of(call).call_args)
+        return stack_argument_count(Statepoint.of(call).call_args)
     if name.startswith("llvm."):
         return 0
-    return len(call.args)
+    return stack_argument_count(call.args)
+
+
+def refuse_inline_asm(inst: I.Instruction) -> None:
+    """Inline assembly is parsed and printed, but gctoy's code generators do not lower it."""
+    from ..ir.values import InlineAsm
+
+    if isinstance(inst, I.CallBase) and isinstance(inst.callee, InlineAsm):
+        raise located(CodegenError("inline asm is not supported by gctoy llc"), inst)
+
+
+def is_spilled_deopt(v: Value) -> bool:
+    """Whether a statepoint spills a deopt value to a frame slot: the address of a function or a global
+    (llc-14 records such values as Indirect spill slots, since they are not immediate constants)."""
+    from ..ir.values import ConstantExpr, GlobalVariable
+
+    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast") and v.operands:
+        v = v.operands[0]
+    return isinstance(v, (Function, GlobalVariable)) or (isinstance(v, ConstantExpr) and v.opcode == "getelementptr")
+
+
+def spilled_deopt_values(sp: Statepoint) -> list[Value]:
+    """The deopt values a statepoint spills to the frame (see is_spilled_deopt), in order."""
+    return [v for v in sp.deopt_args if is_spilled_deopt(v)]
 
 
 def _has_slot_at(inst: I.Instruction) -> bool:
@@ -234,14 +271,17 @@ class Frame:
         self._slots: dict[int, int] = {}
         self._shadows: dict[int, int] = {}
         self._allocas: dict[int, int] = {}
-        max_args = 0
+        max_args = max_spills = 0
         allocas: list[I.Alloca] = []
         refuse_vector_gc_live(function)
         values: list[Value] = [a for a in function.args if has_slot(a)]
         phis: list[I.Phi] = []
         for inst in function.instructions():
+            refuse_inline_asm(inst)
             if isinstance(inst, I.CallBase):
                 max_args = max(max_args, _outgoing_args(inst))
+                if is_statepoint_name(inst.callee_name or ""):
+                    max_spills = max(max_spills, len(spilled_deopt_values(Statepoint.of(inst))))
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
             elif _has_slot_at(inst):
@@ -249,7 +289,7 @@ class Frame:
                 if isinstance(inst, I.Phi):
                     phis.append(inst)
         #: bytes reserved at [rsp + 0] for stack arguments of calls made by this function
-        self.outgoing_size = SLOT_SIZE * max(0, max_args - len(ARG_REGISTERS))
+        self.outgoing_size = SLOT_SIZE * max_args
         cursor = self.outgoing_size
         for a in allocas:
             n = alloca_elements(a, function.name)
@@ -266,6 +306,9 @@ class Frame:
         for p in phis:
             self._shadows[id(p)] = cursor
             cursor += SLOT_SIZE
+        #: slots the statepoints spill address-valued deopt operands to (shared by all statepoints)
+        self.spill_slots = tuple(cursor + SLOT_SIZE * k for k in range(max_spills))
+        cursor += SLOT_SIZE * max_spills
         #: what the prologue subtracts from rsp (after pushing rbp)
         self.size = _align_to(cursor, STACK_ALIGN)
         check_frame_size(self.size, function.name)
@@ -304,4 +347,6 @@ class Frame:
         for v in self.values:
             if isinstance(v, I.Phi):
                 lines.append(f"  [rsp + {self.shadow(v)}] shadow of %{v.name}")
+        for off in self.spill_slots:
+            lines.append(f"  [rsp + {off}] deopt spill slot")
         return "\n".join(lines)

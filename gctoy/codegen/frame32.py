@@ -74,7 +74,7 @@ from ..ir.types import (
     is_gc_pointer,
 )
 from ..ir.values import Argument, Function, Value
-from .frame import CodegenError, align_of, field_offset, size_of, value_width
+from .frame import CodegenError, align_of, field_offset, refuse_inline_asm, size_of, value_width
 from .limits import alloca_elements, check_frame_size, check_gc_alloca_fields
 
 SLOT_SIZE = 8
@@ -189,6 +189,7 @@ class Frame32:
         phis: list[I.Phi] = []
         homed: list[Value] = [a for a in function.args if id(a) in self.homes]
         for inst in function.instructions():
+            refuse_inline_asm(inst)
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
             elif has_slot(inst):

@@ -22,11 +22,11 @@ from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.module import Module
 from ..ir.statepoint import GCRelocate, Statepoint, source_location, token_statepoint
-from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type, is_gc_pointer
+from ..ir.types import ArrayType, IntType, NamedStructType, PointerType, StructType, Type
 from ..ir.values import (
     Argument,
-    Constant,
     ConstantExpr,
+    ConstantFloat,
     ConstantInt,
     ConstantNull,
     Function,
@@ -36,17 +36,19 @@ from ..ir.values import (
     Value,
     ZeroInitializer,
 )
-from ..stackmap import Location, LocationKind, StackMap, StackMapRecord, StkSizeRecord, emit
-from .frame import ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, value_width
+from ..stackmap import Location, StackMap, StackMapRecord, StkSizeRecord, emit
+from .floats import FLOAT_BITS, argument_registers, float_bits, float_width, is_float
+from .frame import (ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, spilled_deopt_values,
+                    value_width)
+from .patchpoints import StackMapIntrinsics, is_stackmap_intrinsic
+from .records import StackMapRecords, int_constant, strip_casts as _strip_casts
 from .data import TLS_BLOCK, data_text as _data_text, defined_global, tls_offsets
 from .limits import MAX_CODE_BYTES, check_patch_bytes
 from .symbols import mangle, with_ir_names
 
-DWARF_RSP = 7
 STACKMAP_SECTION = ".llvm_stackmaps"
-_CC_NUMBERS = {None: 0, "ccc": 0, "fastcc": 8, "coldcc": 9, "webkit_jscc": 12, "anyregcc": 13,
-               "preserve_mostcc": 14, "preserve_allcc": 15, "swiftcc": 16, "tailcc": 18,
-               "x86_64_sysvcc": 78, "win64cc": 79}
+#: intrinsics that make no code (hints to the optimiser)
+_NO_CODE_INTRINSICS = frozenset({"llvm.assume"})
 _SETCC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
           "sgt": "g", "sge": "ge", "slt": "l", "sle": "le"}
 _SIMPLE_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "mul": "imul"}
@@ -99,7 +101,9 @@ class _PendingRecord:
 
 
 def _width(ty: Type) -> int:
-    """Bits of an integer or pointer value."""
+    """Bits of an integer, pointer or floating-point value."""
+    if is_float(ty):
+        return float_width(ty)
     return value_width(ty, 64, "x86-64")
 
 
@@ -112,18 +116,12 @@ def _signed(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def _strip_casts(v: Value) -> Value:
-    while isinstance(v, ConstantExpr) and v.opcode in ("bitcast", "addrspacecast") and v.operands:
-        v = v.operands[0]
-    return v
-
-
 def _check_symbol(v: GlobalVariable | Function) -> str:
     """The assembler label of a function or global the code refers to (see symbols.py)."""
     return defined_global(v)
 
 
-class _FunctionLowering:
+class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
     """Emits the assembly of one function and collects its pending stack map records."""
 
     def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
@@ -153,8 +151,11 @@ class _FunctionLowering:
     def load(self, reg: str, v: Value) -> None:
         """Put a value, zero-extended to 64 bits, into a 64-bit register."""
         v = _strip_casts(v)
-        if isinstance(v, ConstantInt):
-            self.load_imm(reg, _unsigned(v.value, _width(v.type)))
+        number = int_constant(v)
+        if number is not None:
+            self.load_imm(reg, _unsigned(number, _width(v.type)))
+        elif isinstance(v, ConstantFloat):
+            self.load_imm(reg, float_bits(v))
         elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
             self.emit(f"mov {reg}, 0")
         elif isinstance(v, (Function, GlobalVariable)):
@@ -229,12 +230,15 @@ class _FunctionLowering:
         self.emit("mov rbp, rsp")
         if frame.size:
             self.emit(f"sub rsp, {frame.size}")
-        for i, arg in enumerate(fn.args):
-            if i < len(ARG_REGISTERS):
-                self.emit(f"mov {self.mem(frame.slot(arg))}, {ARG_REGISTERS[i]}")
-            else:
-                self.emit(f"mov rax, qword ptr [rbp + {16 + 8 * (i - len(ARG_REGISTERS))}]")
+        for arg, where in zip(fn.args, argument_registers(fn.args)):
+            if isinstance(where, int):
+                self.emit(f"mov rax, qword ptr [rbp + {16 + 8 * where}]")
                 self.store(arg)
+            elif where.startswith("xmm"):
+                self.emit(f"movq rax, {where}")
+                self.store(arg)
+            else:
+                self.emit(f"mov {self.mem(frame.slot(arg))}, {where}")
         for block in fn.blocks:
             self.lines.append(f"{self.block_labels[id(block)]}:")
             for phi in block.phis():
@@ -389,6 +393,8 @@ class _FunctionLowering:
     def lower_Ret(self, inst: I.Ret) -> None:
         if inst.value is not None:
             self.load("rax", inst.value)
+        if inst.value is not None and is_float(inst.value.type):
+            self.emit("movq xmm0, rax")
         self.emit("leave")
         self.emit("ret")
 
@@ -404,8 +410,7 @@ class _FunctionLowering:
             raise CodegenError(f"intrinsic @{inst.callee_name} is not supported by the x86-64 code generator")
         else:
             self.call_sequence(inst.callee, inst.args)
-            if _has_value(inst):
-                self.result(inst)
+            self.call_result(inst)
         self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
 
     def lower_LandingPad(self, inst: I.LandingPad) -> None:
@@ -425,8 +430,8 @@ class _FunctionLowering:
             call = token_statepoint(inst.args[0])
             if call is None:
                 raise CodegenError("gc.relocate whose token is not a statepoint call")
-            derived = GCRelocate(inst, Statepoint.of(call)).derived
-            self.load("rax", derived)
+            sp = Statepoint.of(call)
+            self.load("rax", self.recorded_slot_value(sp, GCRelocate(inst, sp).derived))
             self.store(inst)
         elif is_result_name(name):
             if inst.args[0] is not token_statepoint(inst.args[0]):
@@ -434,12 +439,23 @@ class _FunctionLowering:
             # The value was stored right after the statepoint's call, before rax could change.
         elif name == "llvm.gcroot":
             self.lower_gcroot(inst)
+        elif name in _NO_CODE_INTRINSICS:
+            return
+        elif is_stackmap_intrinsic(name):
+            self.lower_stackmap_intrinsic(inst)
         elif name is not None and name.startswith("llvm."):
             raise CodegenError(f"intrinsic @{name} is not supported by the x86-64 code generator")
         else:
             self.call_sequence(inst.callee, inst.args)
-            if _has_value(inst):
-                self.result(inst)
+            self.call_result(inst)
+
+    def call_result(self, inst: I.Instruction) -> None:
+        """Store a call's result (a floating-point one comes back in xmm0)."""
+        if not _has_value(inst):
+            return
+        if is_float(inst.type):
+            self.emit("movq rax, xmm0")
+        self.result(inst)
 
     def lower_gcroot(self, inst: I.Call) -> None:
         """No code: the root stays in its alloca's frame slot, which is recorded for the frame map."""
@@ -461,11 +477,26 @@ class _FunctionLowering:
         self.emit(self.call_instruction(callee))
 
     def prepare_args(self, args: list[Value]) -> None:
-        for i, arg in enumerate(args[len(ARG_REGISTERS):]):
+        if not any(is_float(a.type) for a in args):
+            for i, arg in enumerate(args[len(ARG_REGISTERS):]):
+                self.load("rax", arg)
+                self.emit(f"mov {self.mem(8 * i)}, rax")
+            for reg, arg in zip(ARG_REGISTERS, args):
+                self.load(reg, arg)
+            return
+        places = list(zip(argument_registers(args), args))
+        for where, arg in places:
+            if isinstance(where, int):
+                self.load("rax", arg)
+                self.emit(f"mov {self.mem(8 * where)}, rax")
+        xmm = [(where, arg) for where, arg in places if isinstance(where, str) and where.startswith("xmm")]
+        for where, arg in xmm:
             self.load("rax", arg)
-            self.emit(f"mov {self.mem(8 * i)}, rax")
-        for reg, arg in zip(ARG_REGISTERS, args):
-            self.load(reg, arg)
+            self.emit(f"movq {where}, rax")
+        for where, arg in places:
+            if isinstance(where, str) and not where.startswith("xmm"):
+                self.load(where, arg)
+        self.emit(f"mov eax, {len(xmm)}")  # al: vector registers used, for a variadic callee
 
     def call_instruction(self, callee: Value) -> str:
         target = _strip_casts(callee)
@@ -478,6 +509,9 @@ class _FunctionLowering:
     def lower_statepoint(self, sp: Statepoint) -> None:
         label = f"{self.label}.sp{len(self.records)}"
         flags = self.transition_flags(sp) if sp.is_gc_transition else []
+        for v, offset in zip(spilled_deopt_values(sp), self.frame.spill_slots):
+            self.load("rax", v)
+            self.emit(f"mov {self.mem(offset)}, rax")
         self.prepare_args(sp.call_args)
         for flag, ty in flags:
             self.emit(_tls_store(flag, ty, 1))
@@ -491,75 +525,9 @@ class _FunctionLowering:
         for flag, ty in flags:
             self.emit(_tls_store(flag, ty, 0))
         result = sp.result()
-        if result is not None and _has_value(result):
-            self.result(result)
+        if result is not None:
+            self.call_result(result)
         self.records.append(_PendingRecord(sp.id if sp.id is not None else 0, label, self.record_locations(sp)))
-
-    def transition_flags(self, sp: Statepoint) -> list[tuple[int, Type]]:
-        """GC transition (seed 000's "hypothetical-gc"): each thread-local global among the transition
-        arguments is a flag set to 1 before the call into unmanaged code and to 0 after it."""
-        out = []
-        for v in sp.transition_args:
-            g = _strip_casts(v)
-            if isinstance(g, GlobalVariable) and g.thread_local is not None and g.name in self.tls:
-                out.append((self.tls[g.name], g.value_type))
-            elif not isinstance(v, Constant) or isinstance(v, GlobalVariable):
-                raise CodegenError("a GC-transition argument must be a thread-local flag (a thread_local "
-                                   "global) or a constant")
-        return out
-
-    def record_locations(self, sp: Statepoint) -> tuple[Location, ...]:
-        """CC, flags, #deopt, the deopt values, (base, derived) per relocate, then gc-live allocas."""
-        cc = sp.call.cc
-        if cc is not None and cc.startswith("cc "):
-            cc_number = int(cc[3:])
-        elif cc in _CC_NUMBERS:
-            cc_number = _CC_NUMBERS[cc]
-        else:
-            raise CodegenError(f"calling convention {cc} has no number known to gctoy")
-        locs = [self.constant_location(cc_number), self.constant_location(sp.flags),
-                self.constant_location(len(sp.deopt_args))]
-        locs += [self.location(v) for v in sp.deopt_args]
-        seen: list[Value] = []
-
-        def seen_before(v: Value) -> bool:
-            v = _strip_casts(v)
-            return any(_same_value(v, s) for s in seen)
-
-        # LLVM walks the token's uses, most recently created first: reverse textual order.
-        for reloc in reversed(sp.relocates()):
-            if seen_before(reloc.derived):
-                continue
-            seen.append(_strip_casts(reloc.derived))
-            locs += [self.location(reloc.base), self.location(reloc.derived)]
-        for v in sp.deopt_args:
-            if is_gc_pointer(v.type) and not seen_before(v):
-                seen.append(_strip_casts(v))
-                locs += [self.location(v), self.location(v)]
-        for v in sp.gc_args:
-            if isinstance(_strip_casts(v), I.Alloca):
-                locs.append(self.location(v))
-        return tuple(locs)
-
-    def constant_location(self, value: int) -> Location:
-        if -(1 << 31) <= value < (1 << 31):
-            return Location(LocationKind.CONSTANT, 8, 0, value)
-        value = _unsigned(value, 64)
-        if value not in self.constants:
-            self.constants.append(value)
-        return Location(LocationKind.CONSTANT_INDEX, 8, 0, self.constants.index(value))
-
-    def location(self, v: Value) -> Location:
-        v = _strip_casts(v)
-        if isinstance(v, ConstantInt):
-            return self.constant_location(_signed(v.value, _width(v.type)))
-        if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
-            return Location(LocationKind.CONSTANT, 8, 0, 0)
-        if isinstance(v, I.Alloca):
-            return Location(LocationKind.DIRECT, 8, DWARF_RSP, self.frame.alloca(v))
-        if isinstance(v, (Argument, I.Instruction)):
-            return Location(LocationKind.INDIRECT, size_of(v.type), DWARF_RSP, self.frame.slot(v))
-        raise CodegenError(f"cannot record {v!r} in a stack map")
 
 
 def constant_address(c: Value) -> tuple[GlobalVariable | Function, int]:
@@ -589,16 +557,6 @@ def constant_address(c: Value) -> tuple[GlobalVariable | Function, int]:
     return base, offset
 
 
-def _same_value(a: Value, b: Value) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, ConstantInt) and isinstance(b, ConstantInt):
-        return a.type == b.type and a.value == b.value
-    if isinstance(a, ConstantNull) and isinstance(b, ConstantNull):
-        return a.type == b.type
-    return False
-
-
 def _tls_store(offset: int, ty: Type, value: int) -> str:
     """``mov <size> ptr fs:[offset], value`` spelled as bytes: Keystone turns an absolute fs:
     operand into a RIP-relative one in 64-bit mode (GUIDE §3), so the encoding is written out."""
@@ -616,7 +574,7 @@ def _tls_store(offset: int, ty: Type, value: int) -> str:
 
 
 def _has_value(inst: I.Instruction) -> bool:
-    return isinstance(inst.type, (IntType, PointerType))
+    return isinstance(inst.type, (IntType, PointerType)) or (is_float(inst.type) and inst.type.kind in FLOAT_BITS)
 
 
 # --------------------------------------------------------------------------- module

@@ -10,9 +10,12 @@ from . import instructions as I
 from .keywords import CALLING_CONVENTIONS, TAIL_KINDS, WRAP_FLAGS
 from .layout import data_layout, layout_known
 from .types import VOID, FloatType, FunctionType, IntType, PointerType, Type, VectorType
-from .values import Attribute, BasicBlock, ConstantInt, Value
+from .values import Attribute, BasicBlock, ConstantInt, InlineAsm, Value
 from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, inst_insertelement,
                                         inst_shufflevector)
+
+#: the keywords LLVM allows between ``asm`` and its strings
+_ASM_FLAGS = frozenset({"sideeffect", "alignstack", "inteldialect", "unwind"})
 
 
 class InstructionParser:
@@ -352,12 +355,14 @@ class InstructionParser:
         callee_tok = self.peek()
         const_callee = callee_tok[0] == "WORD" and callee_tok[1] in ("bitcast", "addrspacecast", "inttoptr",
                                                                       "getelementptr")
-        if callee_tok[0] not in ("GLOBAL", "LOCAL") and not const_callee:
+        is_asm = callee_tok[0] == "WORD" and callee_tok[1] == "asm"
+        if callee_tok[0] not in ("GLOBAL", "LOCAL") and not const_callee and not is_asm:
             raise self.err("expected a callee (a function name or a pointer value)")
         # Parse the arguments first so the short form's function type can be built.
         save = self.i
         self.pins += 1  # the callee is parsed after the arguments: keep their tokens
         self.next()
+        asm = self.inline_asm_parts() if is_asm else None
         if const_callee:
             self.accept("inbounds")
             self.skip_balanced("(", ")")
@@ -388,6 +393,11 @@ class InstructionParser:
         end = self.i
         self.i = save
         callee_ptr_ty = PointerType(None if self.opaque else ftype, 0)
+        if asm is not None:
+            self.i = end
+            self.pins -= 1
+            return self.call_tail(ty_tok, ftype, InlineAsm(callee_ptr_ty, *asm), args, arg_attrs, cc, ret_attrs,
+                                  legacy)
         if const_callee:
             callee = self.constant(callee_ptr_ty)
             self.i = end
@@ -415,6 +425,16 @@ class InstructionParser:
         self.i = end
         self.pins -= 1
         return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
+
+    def inline_asm_parts(self) -> tuple[str, str, tuple[str, ...]]:
+        """After ``asm``: its keywords, then the code and constraint strings (kept as written)."""
+        flags = []
+        while self.peek()[0] == "WORD" and self.peek()[1] in _ASM_FLAGS:
+            flags.append(self.next()[1])
+        code = self.expect_kind("STRING", "inline asm string")[1][1:-1]
+        self.expect(",")
+        constraints = self.expect_kind("STRING", "inline asm constraint string")[1][1:-1]
+        return code, constraints, tuple(flags)
 
     def call_tail(self, ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy) -> dict:
         """Function attributes and operand bundles after a call's argument list."""

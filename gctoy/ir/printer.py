@@ -27,6 +27,7 @@ from .values import (
     Function,
     GlobalValue,
     GlobalVariable,
+    InlineAsm,
     MetadataOperand,
     Poison,
     TokenNone,
@@ -156,6 +157,8 @@ class _Printer:
             return str(v.value)
         if isinstance(v, ConstantFloat):
             return v.text
+        if isinstance(v, InlineAsm):
+            return " ".join(("asm", *v.flags, f'"{v.asm}", "{v.constraints}"'))
         if isinstance(v, ConstantNull):
             return "null"
         if isinstance(v, Undef):

@@ -81,6 +81,18 @@ class ConstantFloat(Constant):
 
 
 @dataclass(frozen=True, eq=True, repr=False)
+class InlineAsm(Constant):
+    """``asm [sideeffect] [alignstack] [inteldialect] [unwind] "code", "constraints"``: a call's callee.
+
+    The two strings are kept as written between their quotes (escapes included)."""
+
+    type: Type
+    asm: str
+    constraints: str
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=True, repr=False)
 class ConstantNull(Constant):
     """``null`` of a pointer type."""
 

@@ -1,0 +1,114 @@
+"""``llvm.experimental.stackmap`` and ``llvm.experimental.patchpoint`` on x86-64: a record where they stand.
+
+Both write a StackMap v3 record whose instruction offset is the *start* of the site (a label
+placed before it), with the record's ID and one location per live value (no header constants,
+unlike a statepoint's record):
+
+* ``stackmap(id, shadow, live...)`` makes no call: ``shadow`` bytes of NOPs follow the label,
+  room a runtime may overwrite later;
+* ``patchpoint(id, nbytes, target, nargs, args..., live...)`` calls ``target`` (none when it is
+  ``null``) with the first ``nargs`` arguments, inside a region of ``nbytes`` bytes padded with
+  NOPs. With ``anyregcc`` the arguments are not passed in the C registers: the record lists
+  the result's register (rax) and every argument's location before the live values, and the
+  callee finds them there.
+"""
+from __future__ import annotations
+
+from ..emu import nops
+from ..ir import instructions as I
+from ..ir.values import ConstantNull, Function, Value
+from ..stackmap import Location, LocationKind
+from .frame import CodegenError, stack_argument_count
+from .limits import check_patch_bytes
+from .records import int_constant, strip_casts
+
+STACKMAP = "llvm.experimental.stackmap"
+PATCHPOINT_PREFIX = "llvm.experimental.patchpoint."
+#: the longest sequence gctoy emits for a patchpoint call: movabs r11, imm64 (10) + call r11 (3)
+_CALL_BYTES = 13
+
+
+def is_stackmap_intrinsic(name: str | None) -> bool:
+    """Whether a callee name is ``llvm.experimental.stackmap`` or one of the patchpoint intrinsics."""
+    return name is not None and (name == STACKMAP or name.startswith(PATCHPOINT_PREFIX))
+
+
+class StackMapIntrinsics:
+    """The stackmap/patchpoint half of the x86-64 function lowering (mixed into it)."""
+
+    def _site_constant(self, inst: I.Call, k: int, what: str) -> int:
+        value = int_constant(inst.args[k]) if k < len(inst.args) else None
+        if value is None or value < 0:
+            raise CodegenError(f"@{inst.callee_name}: its {what} must be a non-negative integer constant")
+        return value
+
+    def _site_label(self, record_id: int, locations: list[Location]) -> None:
+        from .x86_64 import _PendingRecord
+
+        label = f"{self.label}.sp{len(self.records)}"
+        self.lines.append(f"{label}:")
+        self.records.append(_PendingRecord(record_id, label, tuple(locations)))
+
+    def lower_stackmap_intrinsic(self, inst: I.Call) -> None:
+        """A record (and its shadow NOPs) for a stackmap, or the call and record of a patchpoint."""
+        record_id = self._site_constant(inst, 0, "ID")
+        nbytes = self._site_constant(inst, 1, "number of bytes")
+        check_patch_bytes(nbytes, f"@{self.fn.name}")
+        if inst.callee_name == STACKMAP:
+            self._site_label(record_id, [self.location(v) for v in inst.args[2:]])
+            if nbytes:
+                self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(nbytes)))
+            return
+        nargs = self._site_constant(inst, 3, "number of call arguments")
+        if 4 + nargs > len(inst.args):
+            raise CodegenError(f"@{inst.callee_name} passes {nargs} call arguments but has only "
+                               f"{len(inst.args) - 4}")
+        target, args, live = inst.args[2], inst.args[4:4 + nargs], inst.args[4 + nargs:]
+        anyreg = inst.cc == "anyregcc"
+        locations: list[Location] = []
+        if anyreg:
+            if self.has_result(inst):
+                locations.append(Location(LocationKind.REGISTER, 8, 0, 0))  # rax (DWARF 0)
+            locations += [self.location(v) for v in args]
+        locations += [self.location(v) for v in live]
+        if not anyreg:
+            if stack_argument_count(list(args)):
+                raise CodegenError(f"@{inst.callee_name}: gctoy passes at most the register arguments of the "
+                                   "C calling convention to a patchpoint's target")
+            self.prepare_args(list(args))
+        self._site_label(record_id, locations)
+        used = 0
+        if not isinstance(strip_casts(target), ConstantNull):
+            if nbytes < _CALL_BYTES:
+                raise CodegenError(f"@{inst.callee_name} has {nbytes} bytes for a call; gctoy's call sequence "
+                                   f"takes {_CALL_BYTES}")
+            self.load_call_target(target)
+            self.emit("call r11")
+            used = _CALL_BYTES
+        if nbytes > used:
+            self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(nbytes - used)))
+        if self.has_result(inst):
+            self.result(inst)
+
+    def has_result(self, inst: I.Call) -> bool:
+        """Whether the patchpoint returns a value to store."""
+        from .x86_64 import _has_value
+
+        return _has_value(inst)
+
+    def load_call_target(self, target: Value) -> None:
+        """``movabs r11, <target>``: always the 10-byte form, so the call sequence has a fixed size."""
+        number = int_constant(target)
+        if number is not None:  # written as bytes: the assembler would pick a shorter mov for a small number
+            code = [0x49, 0xBB, *(number & ((1 << 64) - 1)).to_bytes(8, "little")]
+            self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in code))
+        else:
+            function = strip_casts(target)
+            if isinstance(function, Function):
+                self.callees.append(function.name)  # a native when the module does not define it
+            self.load("r11", target)
+            if not self.lines[-1].lstrip().startswith("movabs"):
+                raise CodegenError("a patchpoint target must be a constant address (a function or an integer)")
+
+
+__all__ = ["PATCHPOINT_PREFIX", "STACKMAP", "StackMapIntrinsics", "is_stackmap_intrinsic"]

@@ -1,0 +1,258 @@
+"""`gctoy llc` on statepoint inputs that llc-14 compiles: the same records, locations and GC roots as llc-14
+(floating-point values, address-valued deopt operands, inttoptr callees, llvm.assume, GC-transition operands,
+duplicate and constant gc.relocates), and the programs still run right under a moving collector."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from gctoy.cli import _driver_module
+from gctoy.codegen import compile_module
+from gctoy.emu import nops
+from gctoy.passes import run
+from gctoy.stackmap import LocationKind, read_object
+
+SP = "declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64, i32, void ()*, i32, i32, ...)\n"
+RELOC = "declare i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token, i32, i32)\n"
+CALL_FOO = ("call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf("
+            "i64 0, i32 0, void ()* elementtype(void ()) @foo, i32 0, i32 0, i32 0, i32 0)")
+
+DEOPT_ADDRESSES = SP + """
+@G = external global i32
+@meta.node = global i64 7
+@.str = private constant [3 x i8] c"hi\\00"
+declare void @foo()
+define i64 @f(i8 addrspace(1)* %p) gc "statepoint-example" {
+  %t = """ + CALL_FOO + """ [ "deopt"(void ()* @foo, i64* @meta.node, double 1.5, float 2.0, [3 x i8]* @.str, i32 3) ]
+  %v = load i64, i64* @meta.node
+  ret i64 %v
+}
+"""
+
+FLOATS = SP + """
+declare double @give(double, i64, float)
+declare token @llvm.experimental.gc.statepoint.p0f_f64f64i64f32f(i64, i32, double (double, i64, float)*, i32, i32, ...)
+declare double @llvm.experimental.gc.result.f64(token)
+define double @f(i8 addrspace(1)* %p, double %x, i1 %c) gc "statepoint-example" {
+entry:
+  br i1 %c, label %a, label %b
+a:
+  br label %join
+b:
+  br label %join
+join:
+  %d = phi double [ 1.000000e+00, %a ], [ %x, %b ]
+  %t = call token (i64, i32, double (double, i64, float)*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_f64f64i64f32f(i64 0, i32 0, double (double, i64, float)* elementtype(double (double, i64, float)) @give, i32 3, i32 0, double %d, i64 4, float 0x3FF8000000000000, i32 0, i32 0) [ "deopt"(double %d, double %x), "gc-live"(i8 addrspace(1)* %p) ]
+  %r = call double @llvm.experimental.gc.result.f64(token %t)
+  %p2 = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t, i32 0, i32 0)
+  ret double %r
+}
+""" + RELOC
+
+# gc-live (%x, %x): the two relocates are one value; relocates of null are null after the call.
+DUPLICATES = SP + """
+declare void @foo()
+define i1 @f(i8 addrspace(1)* %x) gc "statepoint-example" {
+  %t = """ + CALL_FOO + """ [ "gc-live"(i8 addrspace(1)* %x, i8 addrspace(1)* %x, i8 addrspace(1)* null) ]
+  %a = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t, i32 0, i32 0)
+  %b = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t, i32 0, i32 1)
+  %n = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t, i32 2, i32 2)
+  %t2 = """ + CALL_FOO + """ [ "gc-live"(i8 addrspace(1)* %a, i8 addrspace(1)* %b, i8 addrspace(1)* %n) ]
+  %a2 = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t2, i32 0, i32 0)
+  %b2 = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t2, i32 0, i32 1)
+  %n2 = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t2, i32 2, i32 2)
+  %c = icmp eq i8 addrspace(1)* %b2, %n2
+  ret i1 %c
+}
+""" + RELOC
+
+# A far call through an inttoptr constant, an llvm.assume, GC-transition operands that are an alloca and an i64.
+FAR_ASSUME_TRANSITION = SP + """
+declare void @foo()
+declare void @llvm.assume(i1)
+define void @f(i8 addrspace(1)* %p, i64 %k) gc "statepoint-example" {
+  %flag = alloca i32
+  %c = icmp ne i64 %k, 0
+  call void @llvm.assume(i1 %c)
+  %t = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 0, i32 0, void ()* elementtype(void ()) inttoptr (i64 140727162896504 to void ()*), i32 0, i32 1, i32 0, i32 0) [ "gc-transition"(i32* %flag, i64 42), "deopt"(i64 %k), "gc-live"(i8 addrspace(1)* %p) ]
+  %p2 = call i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token %t, i32 0, i32 0)
+  ret void
+}
+""" + RELOC
+
+
+def _summary(stackmap) -> list[tuple[int, int, str]]:
+    """Per record: number of locations, number of deopt values, and the GC roots (c constant, d direct,
+    v a slot or register)."""
+    out = []
+    for rec in stackmap.records:
+        ndeopt = rec.locations[2].offset
+        roots = "".join("c" if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX)
+                        else "d" if loc.kind is LocationKind.DIRECT else "v" for loc in rec.locations[3 + ndeopt:])
+        out.append((len(rec.locations), ndeopt, roots))
+    return out
+
+
+def _gctoy(text: str, tmp_path):
+    path = tmp_path / "in.ll"
+    path.write_text(text)
+    module = _driver_module(str(path), False, False)
+    run(module, "lower-gc-barriers")
+    return compile_module(module)
+
+
+def _llc14(llvm14, text: str, tmp_path):
+    src, obj = tmp_path / "ref.ll", tmp_path / "ref.o"
+    src.write_text(text)
+    res = subprocess.run([str(llvm14.llc), "-O2", "-filetype=obj", str(src), "-o", str(obj)],
+                         capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    return read_object(obj.read_bytes()).stackmap()
+
+
+@pytest.mark.parametrize("text", [DEOPT_ADDRESSES, FLOATS, DUPLICATES, FAR_ASSUME_TRANSITION],
+                         ids=["deopt-addresses", "floats", "duplicate-relocates", "far-assume-transition"])
+def test_records_equal_llc14(llvm14, tmp_path, text):
+    ours = _gctoy(text, tmp_path)
+    ref = _llc14(llvm14, text, tmp_path)
+    assert [f.record_count for f in ours.stackmap.functions] == [f.record_count for f in ref.functions]
+    assert _summary(ours.stackmap) == _summary(ref)
+
+
+def test_deopt_addresses_are_spilled_slots_holding_the_address(tmp_path):
+    compiled = _gctoy(DEOPT_ADDRESSES, tmp_path)
+    (rec,) = compiled.stackmap.records
+    foo, node = rec.locations[3], rec.locations[4]
+    assert foo.kind is node.kind is LocationKind.INDIRECT and foo.offset != node.offset
+    frame = compiled.functions[0].frame
+    assert {foo.offset, node.offset} <= set(frame.spill_slots)
+    assert "__gctoy_sym_" in compiled.data_text  # @meta.node and @.str got assembler labels
+    double, single = rec.locations[5], rec.locations[6]
+    assert compiled.stackmap.constants[double.offset] == 0x3FF8000000000000
+    assert single.kind is LocationKind.CONSTANT and single.offset == 0x40000000
+
+
+def test_duplicate_relocates_read_the_recorded_slot(tmp_path):
+    """The record names one slot for %a and %b; both relocates after the second call must read it."""
+    compiled = _gctoy(DUPLICATES, tmp_path)
+    _, second = compiled.stackmap.records
+    assert _summary(compiled.stackmap) == [(7, 0, "ccvv"), (7, 0, "ccvv")]  # null once, %a = %b once
+    _, derived = [loc for loc in second.locations[3:] if loc.kind is LocationKind.INDIRECT]
+    recorded = derived.offset
+    frame = compiled.functions[0].frame
+    fn = compiled.functions[0].frame.function
+    a2, b2 = (i for i in fn.instructions() if i.name in ("a2", "b2"))
+    lines = compiled.asm_text.splitlines()
+    for inst in (a2, b2):
+        store = lines.index(f"    mov qword ptr [rsp + {frame.slot(inst)}], rax")
+        assert lines[store - 1] == f"    mov rax, qword ptr [rsp + {recorded}]"
+
+
+# Floating-point values cross calls between gctoy's own functions, in xmm registers and on the stack.
+FLOAT_PROGRAM = """
+declare void @print_i64(i64)
+define double @pick(double %a, double %b, double %c, double %d, double %e, double %f, double %g, double %h,
+                    double %i, i64 %n, double %j) {
+  %s = icmp eq i64 %n, 0
+  %r = select i1 %s, double %i, double %j
+  ret double %r
+}
+define i64 @main() {
+  %x = call double @pick(double 0.0, double 0.0, double 0.0, double 0.0, double 0.0, double 0.0, double 0.0,
+                         double 0.0, double 2.5, i64 1, double 0x400C000000000000)
+  %bits = bitcast double %x to i64
+  call void @print_i64(i64 %bits)
+  %y = call double @pick(double 0.0, double 0.0, double 0.0, double 0.0, double 0.0, double 0.0, double 0.0,
+                         double 0.0, double 2.5, i64 0, double 3.5)
+  %ybits = bitcast double %y to i64
+  call void @print_i64(i64 %ybits)
+  ret i64 0
+}
+"""
+
+
+def test_float_arguments_and_results_run(tmp_path):
+    path = tmp_path / "floats.ll"
+    path.write_text(FLOAT_PROGRAM)
+    res = subprocess.run([sys.executable, "-m", "gctoy", "run", str(path)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[:2] == [str(0x400C000000000000), str(0x4004000000000000)]
+
+
+def test_float_arithmetic_is_one_located_error(tmp_path):
+    path = tmp_path / "fadd.ll"
+    path.write_text("define double @f(double %x) {\n  %y = fadd double %x, 1.0\n  ret double %y\n}\n")
+    res = subprocess.run([sys.executable, "-m", "gctoy", "llc", str(path)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert res.stderr.startswith(f"{path}:2:")
+
+
+STACKMAPS = """
+declare void @llvm.experimental.stackmap(i64, i32, ...)
+declare void @llvm.experimental.patchpoint.void(i64, i32, i8*, i32, ...)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, i8*, i32, ...)
+declare i64 @target(i64, i64)
+define i64 @f(i64 %x, i64* %p) {
+  %a = alloca i64
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 7, i32 0, i64 %x, i64 12, i64 5000000000, i64* %a, i64* %p)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 8, i32 6)
+  %r = call i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 9, i32 15, i8* bitcast (i64 (i64, i64)* @target to i8*), i32 2, i64 %x, i64 3, i64 %x, i64* %p)
+  call void (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.void(i64 10, i32 13, i8* null, i32 0, i64 %r)
+  %q = call anyregcc i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 11, i32 15, i8* inttoptr (i64 -559038737 to i8*), i32 2, i64 %x, i64 %r, i64 %x)
+  ret i64 %q
+}
+"""
+
+
+def _sites(stackmap) -> list[tuple[int, str]]:
+    """Per record: its ID and its locations (c constant, d direct, v a slot or register)."""
+    return [(rec.id, "".join("c" if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX)
+                             else "d" if loc.kind is LocationKind.DIRECT else "v" for loc in rec.locations))
+            for rec in stackmap.records]
+
+
+def test_stackmap_and_patchpoint_records_equal_llc14(llvm14, tmp_path):
+    ours = _gctoy(STACKMAPS, tmp_path)
+    ref = _llc14(llvm14, STACKMAPS, tmp_path)
+    assert _sites(ours.stackmap) == _sites(ref)
+    assert ours.stackmap.constants == ref.constants
+
+
+def test_stackmap_sites_are_where_the_code_stands(tmp_path):
+    """A stackmap's shadow and a patchpoint's region are exactly as many bytes as asked."""
+    ours = _gctoy(STACKMAPS, tmp_path)
+    offsets = [rec.instruction_offset for rec in ours.stackmap.records]
+    assert offsets[0] == offsets[1]  # the first stackmap has no shadow bytes
+    assert offsets[2] - offsets[1] > 6  # six shadow NOPs, then the patchpoint's arguments
+    code = ours.image.code
+    base = ours.functions[0].address - ours.image.code_base
+    assert code[base + offsets[1]:base + offsets[1] + 6] == nops(6)
+    null_site = base + offsets[3]
+    assert code[null_site:null_site + 13] == nops(13)  # patchpoint of null: all 13 bytes are NOPs
+
+
+def test_patchpoint_calls_its_target_and_returns_its_result(tmp_path):
+    program = """
+declare void @print_i64(i64)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, i8*, i32, ...)
+define i64 @add(i64 %a, i64 %b) {
+  %s = add i64 %a, %b
+  ret i64 %s
+}
+define i64 @main() {
+  %r = call i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 1, i32 20, i8* bitcast (i64 (i64, i64)* @add to i8*), i32 2, i64 40, i64 2)
+  call void @print_i64(i64 %r)
+  ret i64 0
+}
+"""
+    path = tmp_path / "pp.ll"
+    path.write_text(program)
+    res = subprocess.run([sys.executable, "-m", "gctoy", "run", str(path)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == "42"
