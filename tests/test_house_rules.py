@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KNOWN_CYCLES = {
     # the IR objects print, compare and build statepoints through each other (function-level imports);
     # the call and vector instruction classes are re-exported by gctoy.ir.instructions
-    ("gctoy.ir.call_instructions", "gctoy.ir.compare", "gctoy.ir.instructions", "gctoy.ir.module",
+    ("gctoy.ir.attr_order", "gctoy.ir.call_instructions", "gctoy.ir.compare", "gctoy.ir.instructions", "gctoy.ir.module",
      "gctoy.ir.printer", "gctoy.ir.statepoint", "gctoy.ir.values", "gctoy.ir.vector_instructions"),
     # the passes' registry (gctoy/passes/__init__.py) and the passes that look each other up through it
     ("gctoy.passes", "gctoy.passes.gcroots_from_statepoints", "gctoy.passes.lower_barriers",
@@ -41,9 +41,9 @@ KNOWN_CYCLES = {
 
 #: Modules still over 600 lines, with the most lines each may have until it is split.
 LONG_MODULES = {
-    "gctoy.ir.parser": 976,  # the IR parser: to be split by construct (types, constants, instructions)
+    "gctoy.ir.parser": 974,  # the IR parser: to be split by construct (types, constants, instructions)
     "gctoy.passes.rewrite_statepoints": 823,  # RS4GC: its phases become functions of their own modules
-    "gctoy.codegen.x86_64": 670,  # the two x86 lowerings: one target-independent core is under way
+    "gctoy.codegen.x86_64": 615,  # the two x86 lowerings: one target-independent core is under way
     "gctoy.codegen.x86_32": 645,
 }
 

@@ -20,7 +20,7 @@ from ..ir.values import ConstantNull, Function, Value
 from ..stackmap import Location, LocationKind
 from .frame import CodegenError, stack_argument_count
 from .limits import check_patch_bytes
-from .records import int_constant, strip_casts
+from .records import PendingRecord, has_value, int_constant, strip_casts
 
 STACKMAP = "llvm.experimental.stackmap"
 PATCHPOINT_PREFIX = "llvm.experimental.patchpoint."
@@ -43,11 +43,10 @@ class StackMapIntrinsics:
         return value
 
     def _site_label(self, record_id: int, locations: list[Location]) -> None:
-        from .x86_64 import _PendingRecord
 
         label = f"{self.label}.sp{len(self.records)}"
         self.lines.append(f"{label}:")
-        self.records.append(_PendingRecord(record_id, label, tuple(locations)))
+        self.records.append(PendingRecord(record_id, label, tuple(locations)))
 
     def lower_stackmap_intrinsic(self, inst: I.Call) -> None:
         """A record (and its shadow NOPs) for a stackmap, or the call and record of a patchpoint."""
@@ -92,9 +91,8 @@ class StackMapIntrinsics:
 
     def has_result(self, inst: I.Call) -> bool:
         """Whether the patchpoint returns a value to store."""
-        from .x86_64 import _has_value
 
-        return _has_value(inst)
+        return has_value(inst)
 
     def load_call_target(self, target: Value) -> None:
         """``movabs r11, <target>``: always the 10-byte form, so the call sequence has a fixed size."""

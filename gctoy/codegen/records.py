@@ -14,10 +14,12 @@ The code generator makes every ``gc.relocate`` read the slot that the record nam
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name
 from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
-from ..ir.types import IntType, Type, is_gc_pointer
+from ..ir.types import IntType, PointerType, Type, is_gc_pointer
 from ..ir.values import (
     Argument,
     ConstantExpr,
@@ -31,7 +33,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from ..stackmap import Location, LocationKind
-from .floats import float_bits
+from .floats import FLOAT_BITS, float_bits, is_float
 from .frame import CodegenError, is_spilled_deopt, size_of
 
 DWARF_RSP = 7
@@ -186,3 +188,17 @@ class StackMapRecords:
 
 
 __all__ = ["DWARF_RSP", "StackMapRecords", "int_constant", "strip_casts", "value_key"]
+
+
+@dataclass
+class PendingRecord:
+    """A stack map record before assembly: the return-address label is not yet an offset."""
+
+    id: int
+    label: str
+    locations: tuple[Location, ...]
+
+
+def has_value(inst: I.Instruction) -> bool:
+    """True when ``inst`` gives a value gctoy keeps in a slot (an integer, a pointer or a float)."""
+    return isinstance(inst.type, (IntType, PointerType)) or (is_float(inst.type) and inst.type.kind in FLOAT_BITS)

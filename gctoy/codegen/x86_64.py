@@ -41,7 +41,7 @@ from .floats import FLOAT_BITS, argument_registers, float_bits, float_width, is_
 from .frame import (ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, spilled_deopt_values,
                     value_width)
 from .patchpoints import StackMapIntrinsics, is_stackmap_intrinsic
-from .records import StackMapRecords, int_constant, strip_casts as _strip_casts
+from .records import PendingRecord, StackMapRecords, has_value, int_constant, strip_casts as _strip_casts
 from .data import TLS_BLOCK, data_text as _data_text, defined_global, tls_offsets
 from .limits import MAX_CODE_BYTES, check_patch_bytes
 from .symbols import mangle, with_ir_names
@@ -91,15 +91,6 @@ class CompiledModule:
     image: Image
 
 
-@dataclass
-class _PendingRecord:
-    """A stack map record before assembly: the return-address label is not yet an offset."""
-
-    id: int
-    label: str
-    locations: tuple[Location, ...]
-
-
 def _width(ty: Type) -> int:
     """Bits of an integer, pointer or floating-point value."""
     if is_float(ty):
@@ -133,7 +124,7 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.frame = Frame(fn)
         self.constants = constants
         self.lines: list[str] = []
-        self.records: list[_PendingRecord] = []
+        self.records: list[PendingRecord] = []
         self.callees: list[str] = []
         self.block_labels = {id(b): f"{self.label}.bb{i}" for i, b in enumerate(fn.blocks)}
         self._statepoint_results: dict[int, I.Call] = {}
@@ -451,7 +442,7 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
 
     def call_result(self, inst: I.Instruction) -> None:
         """Store a call's result (a floating-point one comes back in xmm0)."""
-        if not _has_value(inst):
+        if not has_value(inst):
             return
         if is_float(inst.type):
             self.emit("movq rax, xmm0")
@@ -527,7 +518,7 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
         result = sp.result()
         if result is not None:
             self.call_result(result)
-        self.records.append(_PendingRecord(sp.id if sp.id is not None else 0, label, self.record_locations(sp)))
+        self.records.append(PendingRecord(sp.id if sp.id is not None else 0, label, self.record_locations(sp)))
 
 
 def constant_address(c: Value) -> tuple[GlobalVariable | Function, int]:
@@ -571,10 +562,6 @@ def _tls_store(offset: int, ty: Type, value: int) -> str:
     else:
         raise CodegenError(f"a GC-transition flag of type {ty} is not supported (use i8, i32 or i64)")
     return ".byte " + ", ".join(f"0x{b:02x}" for b in code)
-
-
-def _has_value(inst: I.Instruction) -> bool:
-    return isinstance(inst.type, (IntType, PointerType)) or (is_float(inst.type) and inst.type.kind in FLOAT_BITS)
 
 
 # --------------------------------------------------------------------------- module

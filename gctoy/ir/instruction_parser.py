@@ -366,29 +366,7 @@ class InstructionParser:
         if const_callee:
             self.accept("inbounds")
             self.skip_balanced("(", ")")
-        self.expect("(")
-        args: list[Value] = []
-        arg_attrs: list[tuple[Attribute, ...]] = []
-        if not self.accept(")"):
-            while True:
-                aty = self.type_()
-                attrs = self.param_attributes()
-                args.append(self.value(aty))
-                arg_attrs.append(attrs)
-                if self.accept(")"):
-                    break
-                self.expect(",")
-        if isinstance(ty, FunctionType):
-            ftype = ty
-        else:
-            ftype = FunctionType(ty, tuple(a.type for a in args), False)
-        n = len(ftype.params)
-        if len(args) < n or (len(args) > n and not ftype.vararg):
-            raise self.err(f"call has {len(args)} arguments but the callee type '{ftype}' takes {n}"
-                           + (" or more" if ftype.vararg else ""), callee_tok[2])
-        for k, (a, p) in enumerate(zip(args, ftype.params)):
-            if a.type != p:
-                raise self.err(f"argument {k} has type '{a.type}' but the callee expects '{p}'", callee_tok[2])
+        ftype, args, arg_attrs = self.call_arguments(ty, callee_tok)
         # the callee, typed as a pointer to the function type
         end = self.i
         self.i = save
@@ -425,6 +403,31 @@ class InstructionParser:
         self.i = end
         self.pins -= 1
         return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
+
+    def call_arguments(self, ty: Type, callee_tok) -> tuple[FunctionType, list[Value], list[tuple[Attribute, ...]]]:
+        """``(args)`` of a call: the function type (``ty`` itself, or built from the return type and the
+        arguments in the short form), the arguments and their attributes, checked against the type."""
+        self.expect("(")
+        args: list[Value] = []
+        arg_attrs: list[tuple[Attribute, ...]] = []
+        if not self.accept(")"):
+            while True:
+                aty = self.type_()
+                attrs = self.param_attributes()
+                args.append(self.value(aty))
+                arg_attrs.append(attrs)
+                if self.accept(")"):
+                    break
+                self.expect(",")
+        ftype = ty if isinstance(ty, FunctionType) else FunctionType(ty, tuple(a.type for a in args), False)
+        n = len(ftype.params)
+        if len(args) < n or (len(args) > n and not ftype.vararg):
+            raise self.err(f"call has {len(args)} arguments but the callee type '{ftype}' takes {n}"
+                           + (" or more" if ftype.vararg else ""), callee_tok[2])
+        for k, (a, p) in enumerate(zip(args, ftype.params)):
+            if a.type != p:
+                raise self.err(f"argument {k} has type '{a.type}' but the callee expects '{p}'", callee_tok[2])
+        return ftype, args, arg_attrs
 
     def inline_asm_parts(self) -> tuple[str, str, tuple[str, ...]]:
         """After ``asm``: its keywords, then the code and constraint strings (kept as written)."""
