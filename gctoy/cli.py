@@ -12,10 +12,10 @@ import sys
 from .errors import GCToyError, IRParseError, VerifyError
 from .fileio import OutputClosed, OutputError, write_output
 from .inputs import InputError, read_text_input
-from .llvm_flags import CommandLineError, LLVMFlags, split_llvm_flags
 from .ir import parse_module, print_module
 from .ir.statepoint import convert_statepoints
 from .ir.verifier import check_module
+from .llvm_flags import CommandLineError, LLVMFlags, split_llvm_flags
 from .stackmap.command import cmd_readobj
 
 
@@ -113,7 +113,7 @@ def _with_pass_options(pipeline: str, flags: LLVMFlags, args) -> str:
         extra["rewrite-statepoints-for-gc"].append("non-relocating")
     if args.rs4gc_alloca_roots:
         extra["rewrite-statepoints-for-gc"].append("alloca-roots")
-    from .passes import split_top_level, split_pass
+    from .passes import split_pass, split_top_level
 
     parts = []
     for entry in split_top_level(pipeline):

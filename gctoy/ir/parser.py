@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 
-from ..errors import IRParseError
 from .keywords import (
     CALLING_CONVENTIONS,
     CC_NAMES,

@@ -59,7 +59,7 @@ from ..ir.values import (
     Value,
 )
 from . import register
-from .safepoint_base_kinds import BaseKind, BaseKinds, base_kind, holds_gc_pointer, is_null_constant, may_move
+from .safepoint_base_kinds import BaseKind, BaseKinds, base_kind, holds_gc_pointer, may_move
 from .safepoint_deadness import Deadness
 
 
