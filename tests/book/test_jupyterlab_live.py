@@ -180,6 +180,20 @@ define i64 @main() gc "statepoint-example" {
 """
 
 
+def _type_and_run(page, editor, run, text: str, *, typed: bool = False) -> None:
+    """Put ``text`` in the workbench's editor, leave the editor (its text goes to the kernel then, once),
+    let the kernel take it, and press Run."""
+    editor.fill("")
+    if typed:
+        editor.type(text, delay=0)                        # key by key, as a reader would
+    else:
+        editor.fill(text)
+    editor.blur()
+    page.wait_for_timeout(500)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
+    run.click()
+
+
 @pytest.mark.browser
 def test_workbench_runs_what_the_reader_types(lab, browser):
     """Chapter 08's workbench in JupyterLab: type a program, Run, see it through the passes, Keystone and
@@ -201,9 +215,7 @@ def test_workbench_runs_what_the_reader_types(lab, browser):
         run = bench.locator("button", has_text="Run").first
         status = bench.locator(".widget-html-content", has_text="passes,").first
 
-        editor.fill("")
-        editor.type(TYPED, delay=0)                       # typed, key by key, as a reader would
-        run.click()
+        _type_and_run(page, editor, run, TYPED, typed=True)
         page.wait_for_function("el => el.innerText.includes('printed [1234], 4 collections')",
                                arg=status.element_handle(), timeout=120000)
         assert "no problems" in bench.inner_text()
@@ -219,17 +231,15 @@ def test_workbench_runs_what_the_reader_types(lab, browser):
         record.select_option(index=2)                     # record 1 (choice 0 is "(none)")
         page.wait_for_function("el => el.querySelectorAll('tr.call.hot').length === 1", arg=bench.element_handle())
 
-        editor.fill("define i64 @main() {\n  ret i32 0\n}\n")
-        run.click()
+        _type_and_run(page, editor, run, "define i64 @main() {\n  ret i32 0\n}\n")
         page.wait_for_function("el => el.innerText.includes('line 2, column')", arg=bench.element_handle())
         assert "parse" in bench.locator(".widget-html-content", has_text="parse").first.inner_text()
 
         bench.locator(".widget-toggle-button", has_text="assembly").first.click()
-        editor.fill('nop\n.incbin "/etc/hostname"\n')
-        run.click()
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
+        _type_and_run(page, editor, run, 'nop\n.incbin "/etc/hostname"\n')
         page.wait_for_function("el => el.innerText.includes(\"'.incbin' is not allowed\")", arg=bench.element_handle())
-        editor.fill("mov rax, 5\nadd rax, 3\nret\n")
-        run.click()
+        _type_and_run(page, editor, run, "mov rax, 5\nadd rax, 3\nret\n")
         page.wait_for_function("el => el.innerText.includes('returned after 3 instructions')", arg=bench.element_handle())
     except BaseException:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

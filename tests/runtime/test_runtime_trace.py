@@ -138,9 +138,9 @@ def test_slots_are_rewritten_by_the_objects_move(calm, stressed):
 def test_the_derived_pointer_is_in_the_record_and_moves_with_its_base(calm):
     (before, after) = _pairs_of_collections(calm)[0]
     assert [(u.slot, u.new - u.old) for u in after.collection.derived] == [
-        ("[rsp+112] %link0", after.collection.roots[0].new - after.collection.roots[0].old)]
+        ("[rsp+88] %link0", after.collection.roots[0].new - after.collection.roots[0].old)]
     pair = after.frame.pairs[0]
-    assert (pair.base, pair.derived) == ("[rsp+40] %node2", "[rsp+112] %link0")
+    assert (pair.base, pair.derived) == ("[rsp+24] %node2", "[rsp+88] %link0")
     assert pair.derived_value == pair.base_value + 8
 
 

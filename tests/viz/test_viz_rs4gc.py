@@ -77,7 +77,7 @@ def test_changed_instructions_are_marked():
     assert bases.changed == ("%p.base = phi i8 addrspace(1)* [ %a, %l ], [ %b, %r ], !is_base_value !0",)
     statepoints = next(p for p in pages if p.phase == "statepoints")
     assert "%d.remat = getelementptr i8, i8 addrspace(1)* %a.relocated, i64 %i" in statepoints.changed
-    assert pages[-1].changed == ("store i8 0, i8 addrspace(1)* %d.remat", "ret i8 addrspace(1)* %p.relocated")
+    assert pages[-1].changed == ("store i8 0, i8 addrspace(1)* %d.remat, align 1", "ret i8 addrspace(1)* %p.relocated")
     assert "#ffc9c9" in pages[-1].dot  # the highlight colour
 
 
