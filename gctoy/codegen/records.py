@@ -68,10 +68,17 @@ def int_constant(v: Value) -> int | None:
     return None
 
 
-def value_key(v: Value, memo: dict[int, tuple] | None = None) -> tuple:
-    """What identifies a value for llc's stack map: equal keys are recorded once (``memo``: keys known)."""
+def value_key(v: Value, memo: dict | None = None) -> tuple:
+    """What identifies a value for llc's stack map: equal keys are recorded once (``memo``: keys known).
+
+    A relocate's key names its statepoint and the keys of its base and derived pointer; those are
+    interned (replaced by a small number standing for them), so a value relocated at many statepoints
+    in a row still has a key of four items, not one nested as deep as the chain (hashing such keys
+    grew exponentially with the chain's length)."""
+    if memo is None:
+        memo = {}
     v = strip_casts(v)
-    if memo is not None and id(v) in memo:
+    if id(v) in memo:
         return memo[id(v)]
     key: tuple = ("value", id(v))
     if isinstance(v, I.Call) and is_relocate_name(v.callee_name):
@@ -79,21 +86,28 @@ def value_key(v: Value, memo: dict[int, tuple] | None = None) -> tuple:
         if call is not None:
             reloc = GCRelocate(v, Statepoint.of(call))
             derived = value_key(reloc.derived, memo)
-            key = derived if derived[0] == "const" else ("relocate", id(call), value_key(reloc.base, memo), derived)
+            if derived[0] == "const":
+                key = derived
+            else:
+                key = ("relocate", id(call), _interned(value_key(reloc.base, memo), memo), _interned(derived, memo))
     elif isinstance(v, ConstantInt):
         key = ("const", str(v.type), _unsigned(v.value, v.type.bits))
     elif isinstance(v, ConstantNull):
         key = ("const", str(v.type), 0)
-    if memo is not None:
-        memo[id(v)] = key
+    memo[id(v)] = key
     return key
+
+
+def _interned(key: tuple, memo: dict) -> tuple:
+    """A flat stand-in for ``key``: equal keys get the same one (``memo`` holds them beside the values' ids)."""
+    return memo.setdefault(key, ("key", len(memo)))
 
 
 class StackMapRecords:
     """The record-building half of the x86-64 function lowering (mixed into it)."""
 
     tls: dict[str, int]
-    _keys: dict[int, tuple]
+    _keys: dict
     _pairs: dict[int, dict[tuple, tuple[Value, Value]]]
 
     def _pair_map(self, sp: Statepoint) -> dict[tuple, tuple[Value, Value]]:
