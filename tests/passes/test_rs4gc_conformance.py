@@ -19,12 +19,6 @@ from gctoy.passes import run
 from gctoy.passes.verify_safepoints import find_unrelocated_uses
 
 
-@pytest.fixture(params=[14, 19], ids=lambda v: f"llvm{v}")
-def llvm(request):
-    """LLVM 14, then LLVM 19 (each skipped where it is not installed)."""
-    return request.getfixturevalue(f"llvm{request.param}")
-
-
 def canonical(llvm, text: str) -> str:
     """``text`` as ``llvm``'s opt prints it, without the module header; fails if opt rejects it."""
     r = run_opt(llvm.opt, ["-S", "-passes=verify"], text)

@@ -22,12 +22,6 @@ from gctoy.passes import run
 from rs4gc_oracle import pairs_by_call
 
 
-@pytest.fixture(params=[14, 19], ids=lambda v: f"llvm{v}")
-def llvm(request):
-    """LLVM 14, then LLVM 19 (each skipped where it is not installed)."""
-    return request.getfixturevalue(f"llvm{request.param}")
-
-
 def in_style(llvm, typed_text: str) -> str:
     """``typed_text`` as ``llvm``'s opt reads it (``ptr`` from LLVM 15 on)."""
     if llvm.version < 15:
