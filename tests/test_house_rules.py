@@ -34,8 +34,7 @@ KNOWN_CYCLES = {
     ("gctoy.passes", "gctoy.passes.gcroots_from_statepoints", "gctoy.passes.lower_barriers",
      "gctoy.passes.place_safepoints", "gctoy.passes.rewrite_statepoints", "gctoy.passes.safepoint_ir_report",
      "gctoy.passes.shadow_stack_lowering", "gctoy.passes.verify_safepoints"),
-    # the x86-64 lowering and its data section writer; the frame and the code generator's limits
-    ("gctoy.codegen.data", "gctoy.codegen.x86_64"),
+    # the frame and the code generator's limits
     ("gctoy.codegen.frame", "gctoy.codegen.limits"),
 }
 
@@ -43,7 +42,6 @@ KNOWN_CYCLES = {
 LONG_MODULES = {
     "gctoy.ir.parser": 974,  # the IR parser: to be split by construct (types, constants, instructions)
     "gctoy.passes.rewrite_statepoints": 823,  # RS4GC: its phases become functions of their own modules
-    "gctoy.codegen.x86_64": 615,  # the two x86 lowerings: one target-independent core is under way
     "gctoy.codegen.x86_32": 645,
 }
 

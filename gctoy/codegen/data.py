@@ -49,7 +49,7 @@ def _unsigned(value: int, bits: int) -> int:
 def constant_bytes(ty: Type, c: Value, addresses: dict[str, int] | None = None) -> bytes:
     """The little-endian bytes of a global's initializer (``addresses``: where each global lands,
     for pointers to globals such as a FrameMap's metadata)."""
-    from .x86_64 import constant_address
+    from .addresses import constant_address
 
     size = size_of(ty)
     if isinstance(c, (ZeroInitializer, ConstantNull, Undef, Poison)):
