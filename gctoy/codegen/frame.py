@@ -211,7 +211,7 @@ def stack_argument_count(args: list[Value]) -> int:
     return max(0, len(args) - floats - len(ARG_REGISTERS)) + max(0, floats - XMM_ARG_REGISTERS)
 
 
-def _outgoing_args(call: I.CallBase) -> int:
+def outgoing_args(call: I.CallBase) -> int:
     """How many stack arguments a call passes to its real target (none for gc.relocate and friends)."""
     name = call.callee_name or ""
     if is_statepoint_name(name):
@@ -279,7 +279,7 @@ class Frame:
         for inst in function.instructions():
             refuse_inline_asm(inst)
             if isinstance(inst, I.CallBase):
-                max_args = max(max_args, _outgoing_args(inst))
+                max_args = max(max_args, outgoing_args(inst))
                 if is_statepoint_name(inst.callee_name or ""):
                     max_spills = max(max_spills, len(spilled_deopt_values(Statepoint.of(inst))))
             if isinstance(inst, I.Alloca):

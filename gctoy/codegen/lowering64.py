@@ -40,11 +40,11 @@ SETCC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be"
          "sgt": "g", "sge": "ge", "slt": "l", "sle": "le"}
 SIMPLE_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "mul": "imul"}
 SHIFTS = {"shl": "shl", "lshr": "shr", "ashr": "sar"}
-# Sub-registers of the scratch registers by width in bytes.
-_SUBREGS = {
-    "rax": {8: "rax", 4: "eax", 2: "ax", 1: "al"},
-    "rcx": {8: "rcx", 4: "ecx", 2: "cx", 1: "cl"},
-    "rdx": {8: "rdx", 4: "edx", 2: "dx", 1: "dl"},
+# Sub-registers of the general-purpose registers by width in bytes.
+SUBREGS = {
+    **{f"r{x}x": {8: f"r{x}x", 4: f"e{x}x", 2: f"{x}x", 1: f"{x}l"} for x in "abcd"},
+    **{f"r{x}": {8: f"r{x}", 4: f"e{x}", 2: x, 1: f"{x}l"} for x in ("si", "di", "bp", "sp")},
+    **{f"r{n}": {8: f"r{n}", 4: f"r{n}d", 2: f"r{n}w", 1: f"r{n}b"} for n in range(8, 16)},
 }
 PTR_WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
 
@@ -63,7 +63,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.name = fn.name
         #: the function's assembler label; its internal labels are ``<label>.bb0``, ``<label>.sp0`` ...
         self.label = mangle(fn.name)
-        self.frame = Frame(fn)
+        self.frame = self.make_frame()
         self.constants = constants
         self.lines: list[str] = []
         self.records: list[PendingRecord] = []
@@ -74,6 +74,10 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.patch_bytes = 0
 
     # ----------------------------------------------------------------- helpers
+
+    def make_frame(self) -> Frame:
+        """The function's frame: a slot for every value."""
+        return Frame(self.fn)
 
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
@@ -122,7 +126,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
 
     def normalize(self, bits: int, reg: str = "rax") -> None:
         """Zero-extend the low ``bits`` of a register to 64 bits (the slot invariant)."""
-        sub = _SUBREGS[reg]
+        sub = SUBREGS[reg]
         if bits >= 64:
             return
         if bits == 32:
@@ -136,7 +140,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
 
     def sign_extend(self, bits: int, reg: str = "rax") -> None:
         """Sign-extend the low ``bits`` of a register to 64 bits."""
-        sub = _SUBREGS[reg]
+        sub = SUBREGS[reg]
         if bits >= 64:
             return
         if bits == 32:
@@ -276,7 +280,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
         size = self._access_size(inst.value.type)
         self.load("rax", inst.value)
         self.load("rcx", inst.pointer)
-        self.emit(f"mov {PTR_WORD[size]} ptr [rcx], {_SUBREGS['rax'][size]}")
+        self.emit(f"mov {PTR_WORD[size]} ptr [rcx], {SUBREGS['rax'][size]}")
 
     def _access_size(self, ty: Type) -> int:
         width(ty)

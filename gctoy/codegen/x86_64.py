@@ -25,7 +25,9 @@ from .addresses import constant_address, signed as _signed, unsigned as _unsigne
 from .data import data_text as _data_text, tls_offsets
 from .frame import CodegenError, Frame
 from .limits import MAX_CODE_BYTES
+from .frame_ra import RegisterFrame
 from .lowering64 import FunctionLowering, check_symbol as _check_symbol
+from .lowering64_ra import RegisterLowering
 from .records import strip_casts as _strip_casts
 from .symbols import mangle, with_ir_names
 
@@ -34,6 +36,8 @@ STACKMAP_SECTION = ".llvm_stackmaps"
 __all__ = ["STACKMAP_SECTION", "CompiledFunction", "CompiledModule", "compile", "compile_module", "constant_address",
            "_check_symbol", "_data_text", "_signed", "_strip_casts", "_unsigned"]
 
+#: one CFI row: (byte offset in the function, CFA = rsp + this, saved (DWARF register, offset from the CFA))
+UnwindRow = tuple[int, int, tuple[tuple[int, int], ...]]
 
 
 @dataclass(frozen=True)
@@ -42,14 +46,19 @@ class CompiledFunction:
 
     name: str
     address: int
-    frame: Frame
+    frame: Frame | RegisterFrame
     statepoint_labels: tuple[str, ...]
     #: (rsp offset of the slot, metadata constant) per ``llvm.gcroot``, for frame-root strategies
     gc_roots: tuple[tuple[int, Value], ...] = ()
+    #: the prologue's CFI rows (register-allocated functions only; none for the slot frame)
+    unwind_rows: tuple[UnwindRow, ...] = ()
 
     @property
     def prologue_instructions(self) -> int:
-        """How many instructions the prologue has: ``push rbp``, ``mov rbp, rsp``, ``sub rsp, N`` if N."""
+        """How many instructions the prologue has: ``push rbp``, ``mov rbp, rsp``, ``sub rsp, N`` if N
+        (with registers: a push per saved register, ``sub rsp, N`` if N)."""
+        if isinstance(self.frame, RegisterFrame):
+            return len(self.frame.saved) + (1 if self.frame.size else 0)
         return 3 if self.frame.size else 2
 
 
@@ -68,8 +77,10 @@ class CompiledModule:
 # --------------------------------------------------------------------------- module
 
 
-def compile_module(module: Module) -> CompiledModule:
-    """Lower every defined function, assemble, and build the stack map from the assembled labels."""
+def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
+    """Lower every defined function, assemble, and build the stack map from the assembled labels.
+
+    ``regalloc``: keep values in registers (regalloc.py, lowering64_ra.py) instead of a slot each."""
     constants: list[int] = []
     lowered: list[FunctionLowering] = []
     text: list[str] = []
@@ -78,7 +89,7 @@ def compile_module(module: Module) -> CompiledModule:
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        lowering = FunctionLowering(fn, constants, tls)
+        lowering = (RegisterLowering if regalloc else FunctionLowering)(fn, constants, tls)
         text += lowering.lower()
         lowered.append(lowering)
         patch_bytes += lowering.patch_bytes
@@ -98,8 +109,9 @@ def compile_module(module: Module) -> CompiledModule:
     functions, records, compiled = [], [], []
     for lowering in lowered:
         address = image.address_of(lowering.name)
+        rows = tuple(lowering.unwind_rows()) if isinstance(lowering, RegisterLowering) else ()
         compiled.append(CompiledFunction(lowering.name, address, lowering.frame,
-                                         tuple(r.label for r in lowering.records), tuple(lowering.gc_roots)))
+                                         tuple(r.label for r in lowering.records), tuple(lowering.gc_roots), rows))
         if not lowering.records:
             continue
         functions.append(StkSizeRecord(address, lowering.frame.stack_size, len(lowering.records)))
@@ -111,6 +123,6 @@ def compile_module(module: Module) -> CompiledModule:
     return CompiledModule(asm_text, data_text, stackmap, tuple(compiled), tuple(natives), image)
 
 
-def compile(module: Module) -> Image:  # noqa: A001 - the name the project's public surface uses
+def compile(module: Module, regalloc: bool = False) -> Image:  # noqa: A001 - the project's public name
     """Lower and assemble a module into an Image (code, data, natives, ``.llvm_stackmaps``)."""
-    return compile_module(module).image
+    return compile_module(module, regalloc).image

@@ -31,6 +31,7 @@ from gctoy.emu import Machine
 from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
+from gctoy.runtime.cfi import DWARF_RSP, FunctionUnwind, UnwindRow, UnwindTable
 from gctoy.runtime.elfload import LoadedObject, load_object
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap, OutOfMemory, object_size
 from gctoy.runtime.owner import MachineOwner
@@ -274,17 +275,31 @@ def run_object(
         return runtime.run(entry, max_instructions, max_seconds)
 
 
-def load_compiled(module) -> LoadedObject:
-    """Lower a statepoint-IR module with gctoy's own x86-64 code generator, ready for the runtime."""
+def load_compiled(module, regalloc: bool = False) -> LoadedObject:
+    """Lower a statepoint-IR module with gctoy's own x86-64 code generator, ready for the runtime
+    (``regalloc``: values in registers, and the prologues' CFI for the stack walk)."""
     from ..codegen import compile_module
 
-    compiled = compile_module(module)
+    compiled = compile_module(module, regalloc=regalloc)
     return LoadedObject(
         image=compiled.image,
         stackmap=compiled.stackmap if compiled.stackmap.records else None,
         functions={f.name: f.address for f in compiled.functions},
         externals=tuple(compiled.natives),
+        unwind=compiled_unwind_table(compiled) if regalloc else None,
     )
+
+
+def compiled_unwind_table(compiled) -> UnwindTable:
+    """The CFI of gctoy's register-allocated functions, as the loader reads it from llc's ``.eh_frame``."""
+    starts = sorted(f.address for f in compiled.functions)
+    end_of_code = compiled.image.code_base + len(compiled.image.code)
+    functions = []
+    for f in sorted(compiled.functions, key=lambda f: f.address):
+        later = [a for a in starts if a > f.address]
+        rows = tuple(UnwindRow(f.address + offset, DWARF_RSP, cfa, saved) for offset, cfa, saved in f.unwind_rows)
+        functions.append(FunctionUnwind(f.address, later[0] if later else end_of_code, rows))
+    return UnwindTable(tuple(functions))
 
 
 def run_module(
@@ -297,9 +312,10 @@ def run_module(
     max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    regalloc: bool = False,
 ) -> RunResult:
     """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
-    loaded = load_compiled(module)
+    loaded = load_compiled(module, regalloc)
     roots = None
     if (loaded.stackmap is None and ROOT_CHAIN not in loaded.image.symbols
             and any(f.gc == "shadow-stack" for f in module.definitions())):

@@ -1,0 +1,129 @@
+"""The stack frame of a function whose values live in registers (``compile_module(regalloc=True)``).
+
+Only what has no register gets memory: spilled values, the deopt spill slots of statepoints,
+allocas and the outgoing stack arguments. The callee-saved registers the allocation uses are
+pushed first; no frame pointer is set up (``rbp`` is never touched), as llc -O2 does::
+
+      higher addresses
+      | caller's outgoing stack arguments |  [CFA + 0], [CFA + 8], ...
+      | return address                    |  [CFA - 8]            <- rsp at entry
+      | saved rbx, r12, ... (if used)     |  [CFA - 16], [CFA - 24], ...
+      +-----------------------------------+
+      | spill slots (8 bytes each)        |
+      | deopt spill slots                 |
+      | alloca objects (own size, align)  |
+      | outgoing stack arguments (7th...) |  [rsp + 0], [rsp + 8], ...
+      +-----------------------------------+  <- rsp = CFA - stack_size - 8
+      lower addresses
+
+``size`` is what the prologue subtracts after the pushes; it is chosen so that ``rsp`` is
+16-byte aligned at every call (8 for the return address + 8 per push + size is a multiple
+of 16). A function that makes no call and needs no memory gets no frame at all: no push,
+no ``sub``. ``stack_size`` (pushes + size) is what the StkSizeRecord reports, and the CFA
+(the caller's ``rsp`` before its call) is ``rsp + stack_size + 8`` at every call site.
+"""
+
+from __future__ import annotations
+
+from ..ir import instructions as I
+from ..ir.intrinsics import is_statepoint_name
+from ..ir.statepoint import Statepoint
+from ..ir.values import Function, Value
+from .frame import (SLOT_SIZE, STACK_ALIGN, CodegenError, align_of, outgoing_args, refuse_inline_asm,
+                    refuse_vector_gc_live, size_of, spilled_deopt_values)
+from .limits import alloca_elements, check_frame_size
+from .regalloc import Allocation, is_clobbering_call
+
+
+def _align_to(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+class RegisterFrame:
+    """The stack layout of one register-allocated function: offsets from ``rsp`` after the prologue."""
+
+    def __init__(self, function: Function, allocation: Allocation) -> None:
+        self.function = function
+        self.allocation = allocation
+        self._allocas: dict[int, int] = {}
+        max_args = max_spills = 0
+        calls = False
+        allocas: list[I.Alloca] = []
+        refuse_vector_gc_live(function)
+        for inst in function.instructions():
+            refuse_inline_asm(inst)
+            calls = calls or is_clobbering_call(inst)
+            if isinstance(inst, I.CallBase):
+                max_args = max(max_args, outgoing_args(inst))
+                if is_statepoint_name(inst.callee_name or ""):
+                    max_spills = max(max_spills, len(spilled_deopt_values(Statepoint.of(inst))))
+            if isinstance(inst, I.Alloca):
+                allocas.append(inst)
+        #: the callee-saved registers the prologue pushes, in push order
+        self.saved = allocation.used_callee_saved
+        self.outgoing_size = SLOT_SIZE * max_args
+        cursor = self.outgoing_size
+        for a in allocas:
+            n = alloca_elements(a, function.name)
+            align = max(align_of(a.allocated_type), a.align or 1)
+            if align > STACK_ALIGN:
+                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
+            cursor = _align_to(cursor, align)
+            self._allocas[id(a)] = cursor
+            cursor += max(1, n * size_of(a.allocated_type))
+        cursor = _align_to(cursor, SLOT_SIZE)
+        #: slots the statepoints spill address-valued deopt operands to (shared by all statepoints)
+        self.spill_slots = tuple(cursor + SLOT_SIZE * k for k in range(max_spills))
+        cursor += SLOT_SIZE * max_spills
+        self._spill_base = cursor
+        cursor += SLOT_SIZE * allocation.spill_count
+        pushed = SLOT_SIZE * (1 + len(self.saved))
+        if cursor or calls:
+            cursor = _align_to(cursor + pushed, STACK_ALIGN) - pushed
+        #: what the prologue subtracts from rsp (after the pushes)
+        self.size = cursor
+        check_frame_size(self.size, function.name)
+        self.values = tuple(v for v in allocation.values if allocation.spill(v) is not None)
+        self.allocas = tuple(allocas)
+
+    @property
+    def stack_size(self) -> int:
+        """The StkSizeRecord stack size: the pushes and the locals (return address at [rsp + this])."""
+        return self.size + SLOT_SIZE * len(self.saved)
+
+    def save_offset(self, register: str) -> int:
+        """Where the prologue saved ``register``, as an offset from the CFA (negative)."""
+        return -SLOT_SIZE * (2 + self.saved.index(register))
+
+    def slot(self, value: Value) -> int:
+        """The ``rsp`` offset of a spilled value's slot."""
+        k = self.allocation.spill(value)
+        if k is None:
+            raise CodegenError(f"{value!r} has no stack slot in @{self.function.name}")
+        return self._spill_base + SLOT_SIZE * k
+
+    def alloca(self, alloca: I.Alloca) -> int:
+        """The ``rsp`` offset of an alloca's object (the alloca's value is rsp + this)."""
+        return self._allocas[id(alloca)]
+
+    def describe(self) -> str:
+        """A text table of the frame, lowest address first, then the registers."""
+        lines = [f"frame of @{self.function.name}: size {self.size}, stack size {self.stack_size}"]
+        if self.outgoing_size:
+            lines.append(f"  [rsp + 0 .. {self.outgoing_size}) outgoing stack arguments")
+        for a in self.allocas:
+            lines.append(f"  [rsp + {self.alloca(a)}] alloca %{a.name}")
+        for off in self.spill_slots:
+            lines.append(f"  [rsp + {off}] deopt spill slot")
+        for v in self.values:
+            lines.append(f"  [rsp + {self.slot(v)}] %{v.name} (spilled)")
+        for r in self.saved:
+            lines.append(f"  [CFA {self.save_offset(r)}] saved {r}")
+        for v in self.allocation.values:
+            r = self.allocation.register(v)
+            if r is not None:
+                lines.append(f"  {r}: %{v.name}")
+        return "\n".join(lines)
+
+
+__all__ = ["RegisterFrame"]
