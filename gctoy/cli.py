@@ -98,6 +98,13 @@ def _opt_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_regalloc(p: argparse.ArgumentParser) -> None:
+    """The ``--regalloc`` flag of ``gctoy llc`` and ``gctoy run``."""
+    p.add_argument("--regalloc", action="store_true", help="x86-64: keep values in registers (linear scan; GC "
+                   "pointers live across a statepoint in callee-saved registers, recorded as Register locations, "
+                   "or in spill slots) instead of a stack slot each")
+
+
 def _add_disable_verify(p: argparse.ArgumentParser) -> None:
     """``-disable-verify``: skip the structural verifier that checks the input before anything else runs."""
     p.add_argument("-disable-verify", "--disable-verify", dest="disable_verify", action="store_true",
@@ -267,6 +274,7 @@ def cmd_llc(argv: list[str]) -> int:
                    help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice")
     p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
                    help="x86-32 only: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across calls")
+    _add_regalloc(p)
     _add_disable_verify(p)
     args = p.parse_args(argv)
     if args.target == "x86-32":
@@ -280,7 +288,7 @@ def cmd_llc(argv: list[str]) -> int:
         from .passes import run
 
         run(module, "lower-gc-barriers")  # llc's gc-lowering: barriers become code, frame roots start null
-        compiled = compile_module(module)
+        compiled = compile_module(module, regalloc=args.regalloc)
         from .codegen.gcmap import emit_gcmaps
 
         gcmaps = emit_gcmaps(compiled)
@@ -357,6 +365,7 @@ def cmd_run(argv: list[str]) -> int:
     p.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
                    help=f"stop with an error after S seconds of wall-clock time, runtime calls and collections "
                    f"included (default {DEFAULT_MAX_SECONDS:g}; 0: no limit)")
+    _add_regalloc(p)
     _add_disable_verify(p)
     args = p.parse_args(argv)
     if args.max_instructions < 0 or not 0 <= args.max_seconds < float("inf"):
@@ -387,7 +396,7 @@ def cmd_run(argv: list[str]) -> int:
             if warning:
                 print(f"{args.input}: warning: {warning}", file=sys.stderr)
             result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
-                                on_collect=hook, **budget)
+                                on_collect=hook, regalloc=args.regalloc, **budget)
         else:
             result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
                                 entry=args.entry, on_collect=hook, **budget)

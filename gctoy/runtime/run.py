@@ -30,8 +30,8 @@ from typing import Protocol
 from gctoy.emu import Machine
 from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 from gctoy.errors import GCToyError
-from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
 from gctoy.runtime.cfi import DWARF_RSP, FunctionUnwind, UnwindRow, UnwindTable
+from gctoy.runtime.collector import Collection, CollectionLog, Collector, GCStats, Slot
 from gctoy.runtime.elfload import LoadedObject, load_object
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap, OutOfMemory, object_size
 from gctoy.runtime.owner import MachineOwner
