@@ -27,6 +27,10 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent), str(HERE.parent / "runtime")]
 
 from codegen_programs import PROGRAMS as PLAIN_PROGRAMS  # noqa: E402
+from random_ir import DrawChooser, Limits, random_module  # noqa: E402
+from runnable_gen import generate_program  # noqa: E402
+from runtime_programs import EXPECTED, PROGRAMS  # noqa: E402
+
 from gctoy.codegen import CodegenError, compile_module  # noqa: E402
 from gctoy.codegen.frame import has_slot  # noqa: E402
 from gctoy.codegen.regalloc import X86_64, Allocation, allocate, is_clobbering_call  # noqa: E402
@@ -38,9 +42,6 @@ from gctoy.passes import run as run_pass  # noqa: E402
 from gctoy.runtime.run import Runtime, load_compiled  # noqa: E402
 from gctoy.runtime.stackwalk import StackWalkError, walk  # noqa: E402
 from gctoy.stackmap import LocationKind  # noqa: E402
-from random_ir import DrawChooser, Limits, random_module  # noqa: E402
-from runnable_gen import generate_program  # noqa: E402
-from runtime_programs import EXPECTED, PROGRAMS  # noqa: E402
 
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CALLER_SAVED = set(X86_64.caller_saved)
@@ -86,7 +87,7 @@ def problems(fn, alloc: Allocation) -> list[str]:
     live = brute_force_live(fn)
     names = {id(v): v.name for v in alloc.values}
     out = []
-    for point, ids in live.items():
+    for ids in live.values():
         regs: dict[str, int] = {}
         for key in ids:
             reg = alloc.registers.get(key)
@@ -204,12 +205,16 @@ entry:
     text = compiled.asm_text.split("leafy:")[1]
     assert text.split() == ["leafy.bb0:", "add", "rdi,", "1", "mov", "rax,", "rdi", "ret"]
     for name in ("many_args", "recursion"):
-        image = compile_module(parse_module(PLAIN_PROGRAMS[name]), regalloc=True).image
-        machine = Machine(image)
-        seen: list[int] = []
-        machine.register_native("print_i64", lambda v: seen.append((machine.sp + 8) % 16))
-        machine.call("main")
-        assert seen and set(seen) == {0}
+        assert _alignments_at_calls(PLAIN_PROGRAMS[name]) == {0}
+
+
+def _alignments_at_calls(text: str) -> set[int]:
+    """rsp modulo 16 in the caller at each call of @print_i64 (the stub sees the return address pushed)."""
+    machine = Machine(compile_module(parse_module(text), regalloc=True).image)
+    seen: set[int] = set()
+    machine.register_native("print_i64", lambda v: seen.add((machine.sp + 8) % 16))
+    machine.call("main")
+    return seen
 
 
 def test_unwind_rows_follow_the_prologue_bytes() -> None:
@@ -223,7 +228,8 @@ def test_unwind_rows_follow_the_prologue_bytes() -> None:
         for insn in insns[:fn.prologue_instructions]:
             offset += insn.size
             assert insn.mnemonic in ("push", "sub")
-            expected.append((offset, expected[-1][1] + (8 if insn.mnemonic == "push" else int(insn.op_str.split(", ")[1], 0))))
+            grown = 8 if insn.mnemonic == "push" else int(insn.op_str.split(", ")[1], 0)
+            expected.append((offset, expected[-1][1] + grown))
         assert [(o, c) for o, c, _ in fn.unwind_rows] == expected
         assert fn.unwind_rows[-1][1] == fn.frame.stack_size + 8
         checked += bool(fn.frame.saved)
