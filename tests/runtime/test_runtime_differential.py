@@ -6,7 +6,10 @@ For every program of ``tests/runnable_gen.py`` (fixed seeds; ``GCTOY_RUN_COUNT``
 2. gctoy's pipeline: gctoy's RS4GC, gctoy's x86-64 lowering, the moving collector collecting
    at *every* statepoint, heap verified and from-space poisoned after each collection;
 3. LLVM's pipeline: ``opt -passes=rewrite-statepoints-for-gc``, ``llc -O2 -filetype=obj``,
-   the object under the same stressed, verified collector using LLVM's stack map.
+   the object under the same stressed, verified collector using LLVM's stack map;
+4. gctoy's pipeline again with the register allocator (``regalloc=True``): GC pointers in
+   callee-saved registers (Register locations, found in outer frames through the prologues'
+   CFI) or spill slots, under the same stressed, verified collector.
 
 What is compared: every ``@print_i64`` line and ``@main``'s result. Every program must have
 collected at least once in both runs of ours.
@@ -81,8 +84,8 @@ def gctoy_compile_module(text: str):
     return module
 
 
-def gctoy_compile(text: str):
-    return load_compiled(gctoy_compile_module(text))
+def gctoy_compile(text: str, regalloc: bool = False):
+    return load_compiled(gctoy_compile_module(text), regalloc)
 
 
 def llvm_compile(text: str, llvm14, workdir: Path) -> Path:
@@ -121,13 +124,18 @@ def differential(seeds: list[int], llvm14, lli) -> list[str]:
         oracle_future = pool.submit(run_lli_batch, programs, lli)
         object_future = pool.submit(llvm_compile, combined, llvm14, Path(tmp))
         ours = run_entries(gctoy_compile(combined), len(programs))
+        registers = run_entries(gctoy_compile(combined, regalloc=True), len(programs))
         theirs = run_entries(load_object(object_future.result()), len(programs))
         oracle = oracle_future.result()
     problems = []
-    for seed, want, mine, llc in zip(seeds, oracle, ours, theirs):
+    for seed, want, mine, llc, reg in zip(seeds, oracle, ours, theirs, registers):
         where = f"generate_program({seed}, {size_of(seed)})"
         if mine.output != want:
             problems.append(f"{where}: gctoy pipeline {mine.output} != lli {want}")
+        if reg.output != want:
+            problems.append(f"{where}: gctoy pipeline with registers {reg.output} != lli {want}")
+        if reg.collections == 0:
+            problems.append(f"{where}: no collection with registers")
         if llc.output != want:
             problems.append(f"{where}: llc object {llc.output} != lli {want}")
         if mine.collections == 0 or llc.collections == 0:
@@ -165,6 +173,10 @@ def test_fresh_runtime_per_program(seed, llvm14, lli, tmp_path):
     assert (theirs.printed, theirs.result) == want
     assert ours.stats.collections > 0 and theirs.stats.collections > 0
     assert ours.stats.verified == ours.stats.collections
+    registers = run_module(gctoy_compile_module(text), stress=True, verify=True, semispace_size=SEMISPACE,
+                           regalloc=True)
+    assert (registers.printed, registers.result) == want
+    assert registers.stats.collections == ours.stats.collections == registers.stats.verified
     # without a collector the same program gives the same output too
     calm = run_module(gctoy_compile_module(text), gc="none")
     assert (calm.printed, calm.result) == want and calm.stats.collections == 0
@@ -208,12 +220,13 @@ def drop_last_pair(loaded):
     return replace(loaded, stackmap=replace(sm, records=records))
 
 
-def test_a_skipped_relocation_is_caught_by_the_differential(lli):
+@pytest.mark.parametrize("regalloc", [False, True], ids=["slots", "registers"])
+def test_a_skipped_relocation_is_caught_by_the_differential(lli, regalloc):
     seeds = list(range(500, 508))
     programs = [generate_program(s, SIZE) for s in seeds]
     oracle = run_lli_batch(programs, lli)
     combined = combine_programs(programs, prefixes(len(programs)))
-    healthy = gctoy_compile(combined)
+    healthy = gctoy_compile(combined, regalloc)
     broken = drop_last_pair(healthy)
     assert [o.output for o in run_entries(healthy, len(programs), verify=False)] == oracle
     caught = []
