@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from ..ir.types import ArrayType, NamedStructType, StructType, Type
+from ..ir.types import ArrayType, FloatType, NamedStructType, StructType, Type
 from ..ir.values import ConstantExpr, ConstantInt, Function, GlobalVariable, Value
-from .floats import float_width, is_float
+from .floats import float_width
 from .frame import CodegenError, field_offset, size_of, value_width
 from .records import strip_casts
 
 
 def width(ty: Type) -> int:
     """Bits of an integer, pointer or floating-point value."""
-    if is_float(ty):
+    if isinstance(ty, FloatType):
         return float_width(ty)
     return value_width(ty, 64, "x86-64")
 

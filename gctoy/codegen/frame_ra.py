@@ -120,9 +120,9 @@ class RegisterFrame:
         for r in self.saved:
             lines.append(f"  [CFA {self.save_offset(r)}] saved {r}")
         for v in self.allocation.values:
-            r = self.allocation.register(v)
-            if r is not None:
-                lines.append(f"  {r}: %{v.name}")
+            reg = self.allocation.register(v)
+            if reg is not None:
+                lines.append(f"  {reg}: %{v.name}")
         return "\n".join(lines)
 
 

@@ -230,7 +230,7 @@ class RegisterLowering(FunctionLowering):
         if frame.size:
             self.emit(f"sub rsp, {frame.size}")
         moves: list[tuple[str, Source]] = []
-        for arg, where in zip(fn.args, argument_registers(fn.args)):
+        for arg, where in zip(fn.args, argument_registers(list[Value](fn.args))):
             p = self.place(arg)
             if p is None:
                 continue
@@ -259,7 +259,7 @@ class RegisterLowering(FunctionLowering):
 
     def unwind_rows(self) -> list[tuple[int, int, tuple[tuple[int, int], ...]]]:
         """The prologue's CFI: (byte offset, CFA = rsp + this, saved (DWARF register, CFA offset)) rows."""
-        rows = [(0, 8, ())]
+        rows: list[tuple[int, int, tuple[tuple[int, int], ...]]] = [(0, 8, ())]
         offset, saved = 0, []
         for k, reg in enumerate(self.frame.saved, start=1):
             offset += 1 if reg in ("rbx", "rbp") else 2  # push r12..r15 needs a REX prefix
@@ -377,6 +377,7 @@ class RegisterLowering(FunctionLowering):
             return self.go(succ, self.edge_moves(self.block, succ))
         true_bb, false_bb = inst.successors
         cond = inst.condition
+        assert cond is not None
         if id(cond) in self.fused:
             cc = self.compare(cond)  # type: ignore[arg-type]
         else:
