@@ -11,6 +11,12 @@ slot, so the record names those slots as Indirect ``[RSP + off]`` locations, the
 may rewrite them during the call, and each ``gc.relocate`` reloads its derived pointer from
 the (possibly updated) slot. The return address label after each call gives the record's
 instruction offset once the text is assembled.
+
+``compile_module(module, regalloc=True)`` keeps values in registers instead (regalloc.py, a
+linear scan; lowering64_ra.py, frame_ra.py): a GC pointer live across a statepoint sits in a
+callee-saved register (a Register location) or a spill slot (Indirect), and each function
+comes with the CFI rows of its prologue, so the stack walk finds an outer frame's registers in
+its callees' save slots. This module assembles either lowering's text and builds the stack map.
 """
 
 from __future__ import annotations
