@@ -342,7 +342,6 @@ def allocate(fn: Function, target: TargetRegisters = X86_64) -> Allocation:
     order = sorted(intervals.values.values(), key=lambda v: (intervals.segments.get(id(v), [(0, 0)])[0][0],
                                                              _definition_order(v, intervals)))
     busy = {r: _Occupancy() for r in target.allocatable}
-    # Phi hints look forward too: a phi prefers the register its back-edge value will want.
     for v in order:
         segs = intervals.segments.get(id(v))
         if not segs:

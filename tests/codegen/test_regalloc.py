@@ -30,6 +30,7 @@ from codegen_programs import PROGRAMS as PLAIN_PROGRAMS  # noqa: E402
 from random_ir import DrawChooser, Limits, random_module  # noqa: E402
 from runnable_gen import generate_program  # noqa: E402
 from runtime_programs import EXPECTED, PROGRAMS  # noqa: E402
+from test_codegen_llc_conformance import FLOAT_PROGRAM  # noqa: E402  (xmm and stack arguments, a float result)
 
 from gctoy.codegen import CodegenError, compile_module  # noqa: E402
 from gctoy.codegen.frame import has_slot  # noqa: E402
@@ -178,9 +179,10 @@ def run_machine(text: str, regalloc: bool) -> list[str]:
     return out + [f"result {result}"]
 
 
-@pytest.mark.parametrize("name", sorted(PLAIN_PROGRAMS))
+@pytest.mark.parametrize("name", [*sorted(PLAIN_PROGRAMS), "floats"])
 def test_plain_programs_print_the_same_with_registers(name: str) -> None:
-    assert run_machine(PLAIN_PROGRAMS[name], True) == run_machine(PLAIN_PROGRAMS[name], False)
+    text = FLOAT_PROGRAM if name == "floats" else PLAIN_PROGRAMS[name]
+    assert run_machine(text, True) == run_machine(text, False)
 
 
 def test_more_values_across_a_call_than_callee_saved_registers_spill() -> None:
