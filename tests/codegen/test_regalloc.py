@@ -311,3 +311,36 @@ def test_the_command_line_takes_regalloc(tmp_path) -> None:
     assert run.returncode == 0, run.stderr
     printed, result = EXPECTED["tree"]
     assert run.stdout.splitlines() == [str(v) for v in printed] + [f"result: {result}"]
+
+
+def _many_pointers(n: int) -> str:
+    """@main keeps ``n`` objects live across a collection, then sums their fields."""
+    p = "i8 addrspace(1)*"
+    lines = [f"declare {p} @gc_alloc(i64, i64)", "declare void @gc_collect()", "declare void @print_i64(i64)",
+             'define i64 @main() gc "statepoint-example" {', "entry:"]
+    for k in range(n):
+        lines += [f"  %o{k} = call {p} @gc_alloc(i64 1, i64 0)", f"  %f{k} = bitcast {p} %o{k} to i64 addrspace(1)*",
+                  f"  store i64 {k + 1}, i64 addrspace(1)* %f{k}"]
+    lines.append("  call void @gc_collect()")
+    acc = "0"
+    for k in range(n):
+        lines += [f"  %v{k} = load i64, i64 addrspace(1)* %f{k}", f"  %s{k} = add i64 {acc}, %v{k}"]
+        acc = f"%s{k}"
+    lines += [f"  call void @print_i64(i64 {acc})", f"  ret i64 {acc}", "}", ""]
+    return "\n".join(lines)
+
+
+def test_pointers_beyond_the_callee_saved_registers_are_spilled_and_relocated() -> None:
+    module = parse_module(_many_pointers(8))
+    run_pass(module, "rewrite-statepoints-for-gc")
+    loaded = load_compiled(module, regalloc=True)
+    collect = max(loaded.stackmap.records, key=lambda r: len(r.locations))
+    kinds = [loc.kind for loc in collect.locations[3:]]
+    assert kinds.count(LocationKind.REGISTER) == 2 * len(X86_64.callee_saved)
+    assert kinds.count(LocationKind.INDIRECT) == 2 * (8 - len(X86_64.callee_saved))
+    moved = []
+    runtime = Runtime(loaded, stress=True, verify=True, on_collect=lambda rt, done: moved.extend(
+        slot for slot, old, new in done.roots if old and old != new))
+    result = runtime.run()
+    assert (runtime.printed, result.result) == ([36], 36)
+    assert {type(slot) for slot in moved} == {str, int}  # registers and spill slots both rewritten
