@@ -16,14 +16,17 @@ from __future__ import annotations
 
 from ..emu import nops
 from ..ir import instructions as I
-from ..ir.values import ConstantNull, Function, Value
+from ..ir.statepoint import Statepoint, StatepointForm
+from ..ir.values import ConstantNull, Function, InlineAsm, Value
 from ..stackmap import Location, LocationKind
-from .frame import CodegenError, stack_argument_count
+from .frame import CodegenError, spilled_deopt_values, stack_argument_count
 from .limits import check_patch_bytes
 from .records import PendingRecord, has_value, int_constant, strip_casts
 
 STACKMAP = "llvm.experimental.stackmap"
 PATCHPOINT_PREFIX = "llvm.experimental.patchpoint."
+#: the ID llc gives the record of a call with a "deopt" bundle that is not a statepoint
+DEOPT_BUNDLE_ID = 0xABCDEF0F
 #: the longest sequence gctoy emits for a patchpoint call: movabs r11, imm64 (10) + call r11 (3)
 _CALL_BYTES = 13
 
@@ -88,6 +91,31 @@ class StackMapIntrinsics:
             self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(nbytes - used)))
         if self.has_result(inst):
             self.result(inst)
+
+    def deopt_call_method(self, inst: I.Instruction):
+        """The lowering of a call or invoke with a ``deopt`` bundle that is no statepoint (None: not one).
+
+        llc lowers such a call as a statepoint of its own: a record with ID 0xABCDEF0F (or the call's
+        ``"statepoint-id"``), the call's calling convention, no flags, the deopt values and no GC pointers."""
+        if not isinstance(inst, I.CallBase) or inst.bundle("deopt") is None or isinstance(inst.callee, InlineAsm):
+            return None
+        if (inst.callee_name or "").startswith("llvm."):
+            return None
+        return self._lower_deopt_call
+
+    def _lower_deopt_call(self, inst: I.CallBase) -> None:
+        ident = inst.string_attr("statepoint-id")
+        patch = inst.string_attr("statepoint-num-patch-bytes")
+        sp = Statepoint(inst, StatepointForm.MODERN, int(ident) if ident and ident.isdigit() else DEOPT_BUNDLE_ID,
+                        int(patch) if patch and patch.isdigit() else 0, inst.callee, list(inst.args), 0, [],
+                        list(inst.bundle("deopt").inputs), [], None)
+        if len(spilled_deopt_values(sp)) > len(self.frame.spill_slots):
+            raise CodegenError("the address of a function or global as a deopt value of a call that is not a "
+                               "statepoint is not supported by gctoy llc")
+        self.lower_statepoint(sp)
+        self.call_result(inst)
+        if isinstance(inst, I.Invoke):
+            self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
 
     def has_result(self, inst: I.Call) -> bool:
         """Whether the patchpoint returns a value to store."""

@@ -34,7 +34,7 @@ from ..ir.values import (
 )
 from ..stackmap import Location, LocationKind
 from .floats import FLOAT_BITS, float_bits, is_float
-from .frame import CodegenError, is_spilled_deopt, size_of
+from .frame import CodegenError, is_spilled_deopt, is_wide, size_of
 
 DWARF_RSP = 7
 _CC_NUMBERS = {None: 0, "ccc": 0, "fastcc": 8, "coldcc": 9, "webkit_jscc": 12, "anyregcc": 13,
@@ -180,6 +180,8 @@ class StackMapRecords:
 
     def location(self, v: Value) -> Location:
         """Where a deopt or GC value is at the call: a constant, an alloca (Direct) or a slot (Indirect)."""
+        if is_wide(v.type):  # spilled, constants too, as llc does (wide.py)
+            return Location(LocationKind.INDIRECT, size_of(v.type), DWARF_RSP, self.frame.slot(v))
         key = value_key(v, getattr(self, "_keys", None))
         if key[0] == "const":
             v = strip_casts(v)

@@ -37,7 +37,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from ..stackmap import Location, StackMap, StackMapRecord, StkSizeRecord, emit
-from .floats import FLOAT_BITS, argument_registers, float_bits, float_width, is_float
+from .floats import FLOAT_BITS, FloatLowering, argument_registers, float_bits, float_width, is_float
 from .frame import (ARG_REGISTERS, CodegenError, Frame, field_offset, gep_terms, located, size_of, spilled_deopt_values,
                     value_width)
 from .patchpoints import StackMapIntrinsics, is_stackmap_intrinsic
@@ -45,6 +45,7 @@ from .records import PendingRecord, StackMapRecords, has_value, int_constant, st
 from .data import TLS_BLOCK, data_text as _data_text, defined_global, tls_offsets
 from .limits import MAX_CODE_BYTES, check_patch_bytes
 from .symbols import mangle, with_ir_names
+from .wide import WideLowering
 
 STACKMAP_SECTION = ".llvm_stackmaps"
 #: intrinsics that make no code (hints to the optimiser)
@@ -112,7 +113,7 @@ def _check_symbol(v: GlobalVariable | Function) -> str:
     return defined_global(v)
 
 
-class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
+class _FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatLowering):
     """Emits the assembly of one function and collects its pending stack map records."""
 
     def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
@@ -221,20 +222,10 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.emit("mov rbp, rsp")
         if frame.size:
             self.emit(f"sub rsp, {frame.size}")
-        for arg, where in zip(fn.args, argument_registers(fn.args)):
-            if isinstance(where, int):
-                self.emit(f"mov rax, qword ptr [rbp + {16 + 8 * where}]")
-                self.store(arg)
-            elif where.startswith("xmm"):
-                self.emit(f"movq rax, {where}")
-                self.store(arg)
-            else:
-                self.emit(f"mov {self.mem(frame.slot(arg))}, {where}")
+        self.store_arguments()
         for block in fn.blocks:
             self.lines.append(f"{self.block_labels[id(block)]}:")
-            for phi in block.phis():
-                self.emit(f"mov rax, {self.mem(frame.shadow(phi))}")
-                self.store(phi)
+            self.phi_entry(block)
             for inst in block.instructions:
                 if isinstance(inst, I.Phi):
                     continue
@@ -251,13 +242,13 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
                 continue
             seen.add(id(succ))
             for phi in succ.phis():
-                self.load("rax", phi.value_for(block))
-                self.emit(f"mov {self.mem(self.frame.shadow(phi))}, rax")
+                self.move_value(self.frame.shadow(phi), phi.value_for(block))
 
     # ----------------------------------------------------------------- instructions
 
     def instruction(self, inst: I.Instruction) -> None:
-        method = getattr(self, f"lower_{type(inst).__name__}", None)
+        method = (self.wide_method(inst) or self.float_method(inst) or self.deopt_call_method(inst)
+                  or getattr(self, f"lower_{type(inst).__name__}", None))
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
         try:
@@ -442,7 +433,7 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
 
     def call_result(self, inst: I.Instruction) -> None:
         """Store a call's result (a floating-point one comes back in xmm0)."""
-        if not has_value(inst):
+        if self.wide_call_result(inst) or not has_value(inst):
             return
         if is_float(inst.type):
             self.emit("movq rax, xmm0")
@@ -468,6 +459,8 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.emit(self.call_instruction(callee))
 
     def prepare_args(self, args: list[Value]) -> None:
+        if self.prepare_wide_args(args):
+            return
         if not any(is_float(a.type) for a in args):
             for i, arg in enumerate(args[len(ARG_REGISTERS):]):
                 self.load("rax", arg)
