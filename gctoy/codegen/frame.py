@@ -246,6 +246,8 @@ def _outgoing_args(call: I.CallBase) -> int:
     name = call.callee_name or ""
     if is_statepoint_name(name):
         return stack_argument_count(Statepoint.of(call).call_args)
+    if name.startswith("llvm.experimental.patchpoint."):
+        return len(call.args)  # at most a word for each argument (patchpoints.py places them)
     if name.startswith("llvm."):
         return 0
     return stack_argument_count(call.args)

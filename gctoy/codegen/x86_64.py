@@ -247,7 +247,7 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, Float
     # ----------------------------------------------------------------- instructions
 
     def instruction(self, inst: I.Instruction) -> None:
-        method = (self.wide_method(inst) or self.float_method(inst) or self.deopt_call_method(inst)
+        method = (self.wide_method(inst) or self.float_method(inst) or self.call_site_method(inst)
                   or getattr(self, f"lower_{type(inst).__name__}", None))
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
