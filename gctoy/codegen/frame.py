@@ -60,6 +60,8 @@ _FLOAT_SIZES = {"half": 2, "float": 4, "double": 8}
 #: SysV x86-64 passes the first eight floating-point arguments in xmm0..xmm7
 XMM_ARG_REGISTERS = 8
 STACK_ALIGN = 16
+#: the largest alloca alignment the prologue realigns the stack for (a page)
+MAX_REALIGN = 4096
 #: Integer arguments of the SysV x86-64 calling convention, in order.
 ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
@@ -292,6 +294,8 @@ class Frame:
         self._shadows: dict[int, int] = {}
         self._allocas: dict[int, int] = {}
         max_args = max_spills = 0
+        #: an alignment above 16 the prologue gives rsp (``and rsp, -realign``) for an alloca asking for it
+        self.realign = 0
         allocas: list[I.Alloca] = []
         values: list[Value] = [a for a in function.args if has_slot(a)]
         phis: list[I.Phi] = []
@@ -315,8 +319,9 @@ class Frame:
         for a in allocas:
             n = alloca_elements(a, function.name)
             align = max(align_of(a.allocated_type), a.align or 1)
-            if align > STACK_ALIGN:
-                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
+            if align > MAX_REALIGN or align & (align - 1):
+                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {MAX_REALIGN} is supported")
+            self.realign = max(self.realign, align if align > STACK_ALIGN else 0)
             cursor = _align_to(cursor, align)
             self._allocas[id(a)] = cursor
             cursor += max(1, n * size_of(a.allocated_type))
@@ -333,15 +338,21 @@ class Frame:
         self.spill_slots = tuple(cursor + SLOT_SIZE * k for k in range(max_spills))
         cursor += SLOT_SIZE * max_spills
         #: what the prologue subtracts from rsp (after pushing rbp)
-        self.size = _align_to(cursor, STACK_ALIGN)
+        self.size = _align_to(cursor, max(STACK_ALIGN, self.realign))
         check_frame_size(self.size, function.name)
         self.values = tuple(values)
         self.allocas = tuple(allocas)
 
     @property
     def stack_size(self) -> int:
-        """The StkSizeRecord stack size: locals plus the saved rbp (return address at [rsp + this])."""
+        """Locals plus the saved rbp: the return address is at [rsp + this] (unless the prologue realigned rsp)."""
         return self.size + SLOT_SIZE
+
+    @property
+    def recorded_stack_size(self) -> int:
+        """The StkSizeRecord stack size: ``stack_size``, or unknown (2^64 - 1, as llc writes) when the
+        prologue realigns rsp, since the padding then depends on the caller's rsp."""
+        return (1 << 64) - 1 if self.realign else self.stack_size
 
     def slot(self, value: Value) -> int:
         """The ``rsp`` offset of a value's 8-byte slot."""

@@ -220,6 +220,8 @@ class _FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, Float
         self.lines.append(f"{self.label}:")
         self.emit("push rbp")
         self.emit("mov rbp, rsp")
+        if frame.realign:
+            self.emit(f"and rsp, {-frame.realign}")
         if frame.size:
             self.emit(f"sub rsp, {frame.size}")
         self.store_arguments()
@@ -594,7 +596,7 @@ def compile_module(module: Module) -> CompiledModule:
                                          tuple(r.label for r in lowering.records), tuple(lowering.gc_roots)))
         if not lowering.records:
             continue
-        functions.append(StkSizeRecord(address, lowering.frame.stack_size, len(lowering.records)))
+        functions.append(StkSizeRecord(address, lowering.frame.recorded_stack_size, len(lowering.records)))
         for r in lowering.records:
             records.append(StackMapRecord(r.id, image.address_of(r.label) - address, 0, r.locations))
     stackmap = StackMap(3, tuple(functions), tuple(constants), tuple(records))

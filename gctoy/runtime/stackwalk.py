@@ -167,8 +167,9 @@ class RegisterContext:
 def _slot(
     machine, loc, sp: int, rbp: int, innermost: bool, where: str, context: RegisterContext | None = None
 ) -> Slot | None:
-    """The slot a location names, or None for a constant."""
-    if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX):
+    """The slot a location names, or None for a constant or the address of a stack object (a Direct
+    location: llc's record of an alloca cast to a GC pointer), which no collection moves."""
+    if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX, LocationKind.DIRECT):
         return None
     if loc.kind is LocationKind.INDIRECT:
         if loc.dwarf_reg == DWARF_RSP:

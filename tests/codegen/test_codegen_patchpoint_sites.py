@@ -44,6 +44,14 @@ define i64 @webkit(i64 %callee, i32 %n) {
   ret i64 %r
 }
 
+declare void @escape(i64*)
+define void @realigned() {
+  %big = alloca i64, i32 3, align 128
+  call void @escape(i64* %big)
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 6, i32 0)
+  ret void
+}
+
 define void @c_stack(i64 %v) {
   call void (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.void(i64 5, i32 16, i8* null, i32 8, i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7, i64 %v, i64 %v)
   ret void
@@ -74,6 +82,9 @@ def test_records_equal_llc14(llvm14, tmp_path, compiled):
     ref = read_object(obj.read_bytes()).stackmap()
     assert [f.record_count for f in compiled.stackmap.functions] == [f.record_count for f in ref.functions]
     assert _records(compiled.stackmap) == _records(ref)
+    realigned = [f.stack_size for f in ref.functions].index((1 << 64) - 1)  # unknown: the stack is realigned
+    assert [f.stack_size == (1 << 64) - 1 for f in compiled.stackmap.functions] == [
+        k == realigned for k in range(len(ref.functions))]
 
 
 def test_ids_above_two_to_the_63_are_unsigned(compiled):

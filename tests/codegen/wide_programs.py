@@ -268,4 +268,31 @@ define i64 @main() {
 }
 """
 
-PROGRAMS = {"vectors": VECTORS, "wide-scalars": WIDE_SCALARS, "float-ops": FLOAT_OPS}
+# Allocas asking for more than 16-byte alignment: the prologue realigns rsp; calls with stack arguments still work.
+REALIGNED = PRINT_DECL + """
+define i64 @many(i64 %a, i64 %b, i64 %c, i64 %d, i64 %e, i64 %f, i64 %g, i64* %p) {
+  %v = load i64, i64* %p
+  %s = add i64 %g, %v
+  ret i64 %s
+}
+
+define i64 @main() {
+  %small = alloca i8
+  %big = alloca [3 x i64], align 128
+  %mid = alloca i64, align 64
+  %addr = ptrtoint [3 x i64]* %big to i64
+  %low = and i64 %addr, 127
+  call void @print_i64(i64 %low)
+  %maddr = ptrtoint i64* %mid to i64
+  %mlow = and i64 %maddr, 63
+  call void @print_i64(i64 %mlow)
+  store i8 7, i8* %small
+  %e = getelementptr [3 x i64], [3 x i64]* %big, i64 0, i64 2
+  store i64 35, i64* %e
+  %r = call i64 @many(i64 1, i64 2, i64 3, i64 4, i64 5, i64 6, i64 7, i64* %e)
+  call void @print_i64(i64 %r)
+  ret i64 %r
+}
+"""
+
+PROGRAMS = {"vectors": VECTORS, "wide-scalars": WIDE_SCALARS, "float-ops": FLOAT_OPS, "realigned": REALIGNED}
