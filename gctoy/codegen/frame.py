@@ -1,7 +1,8 @@
 """The stack frame of one lowered function: a slot for every SSA value, allocas, outgoing arguments.
 
 The code generator is deliberately non-optimising: no value lives in a register across
-instructions. Every argument and every instruction result has its own 8-byte slot, so at a
+instructions. Every argument and every instruction result has its own 8-byte slot (a vector, i128 or
+aggregate: its bytes in whole words, see wide.py), so at a
 ``gc.statepoint`` each GC pointer that is live across the call already sits in memory and
 the stack map can name that memory directly (an Indirect location).
 
@@ -16,7 +17,7 @@ frame pointer so that debuggers and stack dumps see a conventional chain::
       | return address                    |  <- rsp at entry (16n + 8)
       | saved rbp                         |  <- rbp (16-byte aligned)
       +-----------------------------------+
-      | phi shadow slots (8 bytes each)   |
+      | phi shadow slots (8 bytes each)   |  (wide values: whole words)
       | value slots (8 bytes each)        |  one per argument / instruction result
       | alloca objects (own size, align)  |
       | outgoing stack arguments (7th...) |  [rsp + 0], [rsp + 8], ...
@@ -206,14 +207,17 @@ def gep_terms(inst: I.GetElementPtr) -> tuple[int, list[tuple[Value, int]]]:
 
 
 def has_slot(value: Value) -> bool:
-    """Whether a value gets an 8-byte slot: arguments and instruction results that carry data."""
+    """Whether a value gets a slot (one word, or a wide value's words): arguments and instruction results
+    that carry data."""
     if not isinstance(value, (Argument, I.Instruction)) or isinstance(value, (I.Alloca, I.LandingPad)):
         return False  # a landing pad is never entered: gctoy's runtime does not unwind
     ty = value.type
     if isinstance(ty, (VoidType, TokenType)):
         return False
     if isinstance(ty, (IntType, PointerType)):
-        return ty.bits <= 128 if isinstance(ty, IntType) else True
+        if isinstance(ty, IntType) and ty.bits > 128:
+            raise CodegenError(f"integers wider than 128 bits ({ty}) are not supported")
+        return True
     if isinstance(ty, FloatType) and ty.kind in _FLOAT_SIZES:
         return True  # its bit pattern, zero-extended, like an integer of its width
     if is_wide(ty):
@@ -355,7 +359,7 @@ class Frame:
         return (1 << 64) - 1 if self.realign else self.stack_size
 
     def slot(self, value: Value) -> int:
-        """The ``rsp`` offset of a value's 8-byte slot."""
+        """The ``rsp`` offset of a value's slot."""
         try:
             return self._slots[id(value)]
         except KeyError:
