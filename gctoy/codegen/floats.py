@@ -1,9 +1,10 @@
 """Floating-point values in the x86-64 code generator: bit patterns in integer slots, SysV argument classes.
 
-gctoy does no floating-point arithmetic; it *moves* ``half``/``float``/``double`` values: from
-and to calls, through phis, selects, loads and stores, into stack maps. A value's 8-byte slot
-holds its IEEE bit pattern, zero-extended like an integer of the same width, so every move is
-an integer move. Only the SysV boundary differs from integers:
+A ``half``/``float``/``double`` value's 8-byte slot holds its IEEE bit pattern, zero-extended
+like an integer of the same width, so every move (calls, phis, selects, loads, stores, stack
+maps) is an integer move. Arithmetic, comparisons and conversions of ``float`` and ``double``
+(:class:`FloatLowering`) move the bits into xmm0/xmm1, use the SSE2 instruction and move the
+result's bits back. Only the SysV boundary differs from integers:
 
 * arguments: integers and pointers take rdi, rsi, rdx, rcx, r8, r9 in order; floating-point
   arguments take xmm0..xmm7 in their own order; the rest go to the stack, left to right;
@@ -14,7 +15,8 @@ from __future__ import annotations
 import math
 import struct
 
-from ..ir.types import FloatType, Type
+from ..ir import instructions as I
+from ..ir.types import FloatType, IntType, Type
 from ..ir.values import ConstantFloat, Value
 from .frame import ARG_REGISTERS, XMM_ARG_REGISTERS, CodegenError
 
@@ -81,4 +83,117 @@ def argument_registers(args: list[Value]) -> list[str | int]:
     return out
 
 
-__all__ = ["FLOAT_BITS", "argument_registers", "float_bits", "float_width", "is_float"]
+#: SSE2 suffix by width: scalar single or double
+_SUFFIX = {32: "ss", 64: "sd"}
+_ARITH = {"fadd": "add", "fsub": "sub", "fmul": "mul", "fdiv": "div"}
+#: fcmp predicate -> (swap the operands, the setcc conditions and how to combine two of them),
+#: after ``ucomis[sd] a, b``: unordered sets ZF, PF and CF; a < b sets CF; a == b sets ZF
+_FCMP = {"ogt": (False, ("a",), ""), "oge": (False, ("ae",), ""), "olt": (True, ("a",), ""),
+         "ole": (True, ("ae",), ""), "oeq": (False, ("e", "np"), "and"), "one": (False, ("ne", "np"), "and"),
+         "ueq": (False, ("e",), ""), "une": (False, ("ne", "p"), "or"), "ugt": (True, ("b",), ""),
+         "uge": (True, ("be",), ""), "ult": (False, ("b",), ""), "ule": (False, ("be",), ""),
+         "ord": (False, ("np",), ""), "uno": (False, ("p",), "")}
+
+
+class FloatLowering:
+    """Floating-point arithmetic, comparisons and conversions of the x86-64 lowering (mixed into it)."""
+
+    def float_method(self, inst: I.Instruction):
+        """The lowering of a floating-point operation (None: not one)."""
+        if isinstance(inst, I.FCmp):
+            return self._fcmp
+        if isinstance(inst, I.FNeg):
+            return self._fneg
+        if isinstance(inst, I.BinaryOp) and inst.opcode in _ARITH or getattr(inst, "opcode", "") == "frem":
+            return self._farith
+        if isinstance(inst, I.Cast) and inst.opcode in ("sitofp", "uitofp", "fptosi", "fptoui", "fpext", "fptrunc"):
+            return self._fconvert
+        return None
+
+    def _sse_width(self, ty: Type) -> int:
+        bits = float_width(ty) if is_float(ty) else 0
+        if bits not in _SUFFIX:
+            raise CodegenError(f"floating-point operations on {ty} are not supported by the x86-64 code generator")
+        return bits
+
+    def _to_xmm(self, xmm: str, v: Value) -> None:
+        self.load("rax", v)
+        self.emit(f"movq {xmm}, rax")
+
+    def _farith(self, inst: I.BinaryOp) -> None:
+        if inst.opcode not in _ARITH:
+            raise CodegenError(f"'{inst.opcode}' is not supported by the x86-64 code generator")
+        sfx = _SUFFIX[self._sse_width(inst.type)]
+        self._to_xmm("xmm0", inst.ops[0])
+        self._to_xmm("xmm1", inst.ops[1])
+        self.emit(f"{_ARITH[inst.opcode]}{sfx} xmm0, xmm1")
+        self.emit("movq rax, xmm0")
+        self.result(inst)
+
+    def _fneg(self, inst: I.FNeg) -> None:
+        bits = self._sse_width(inst.type)
+        self.load("rax", inst.ops[0])
+        self.emit(f"btc rax, {bits - 1}")
+        self.result(inst)
+
+    def _fcmp(self, inst: I.FCmp) -> None:
+        sfx = _SUFFIX[self._sse_width(inst.ops[0].type)]
+        pred = inst.predicate
+        if pred in ("true", "false"):
+            self.emit(f"mov eax, {int(pred == 'true')}")
+            self.store(inst)
+            return
+        swap, conds, combine = _FCMP[pred]
+        a, b = (inst.ops[1], inst.ops[0]) if swap else (inst.ops[0], inst.ops[1])
+        self._to_xmm("xmm0", a)
+        self._to_xmm("xmm1", b)
+        self.emit(f"ucomi{sfx} xmm0, xmm1")
+        self.emit(f"set{conds[0]} al")
+        if combine:
+            self.emit(f"set{conds[1]} cl")
+            self.emit(f"{combine} al, cl")
+        self.emit("movzx eax, al")
+        self.store(inst)
+
+    def _fconvert(self, inst: I.Cast) -> None:
+        op, src = inst.opcode, inst.value
+        self.load("rax", src)
+        if op in ("sitofp", "uitofp"):
+            bits = src.type.bits if isinstance(src.type, IntType) else 64
+            sfx = _SUFFIX[self._sse_width(inst.type)]
+            if op == "sitofp":
+                self.sign_extend(bits, "rax")
+            if op == "uitofp" and bits == 64:
+                self._u64_to_float(sfx)
+            else:
+                self.emit(f"cvtsi2{sfx} xmm0, rax")
+            self.emit("movq rax, xmm0")
+        elif op in ("fptosi", "fptoui"):
+            sfx = _SUFFIX[self._sse_width(src.type)]
+            self.emit("movq xmm0, rax")
+            self.emit(f"cvtt{sfx}2si rax, xmm0")
+        else:
+            src_sfx, dst_sfx = _SUFFIX[self._sse_width(src.type)], _SUFFIX[self._sse_width(inst.type)]
+            self.emit("movq xmm0, rax")
+            self.emit(f"cvt{src_sfx}2{dst_sfx} xmm0, xmm0")
+            self.emit("movq rax, xmm0")
+        self.result(inst)
+
+    def _u64_to_float(self, sfx: str) -> None:
+        """rax as an unsigned 64-bit integer into xmm0: halve (keeping the low bit) when the top bit is set, double after."""
+        big, done = self._wide_label(), self._wide_label()
+        self.emit("test rax, rax")
+        self.emit(f"js {big}")
+        self.emit(f"cvtsi2{sfx} xmm0, rax")
+        self.emit(f"jmp {done}")
+        self.lines.append(f"{big}:")
+        self.emit("mov rcx, rax")
+        self.emit("shr rcx, 1")
+        self.emit("and eax, 1")
+        self.emit("or rcx, rax")
+        self.emit(f"cvtsi2{sfx} xmm0, rcx")
+        self.emit(f"add{sfx} xmm0, xmm0")
+        self.lines.append(f"{done}:")
+
+
+__all__ = ["FLOAT_BITS", "FloatLowering", "argument_registers", "float_bits", "float_width", "is_float"]

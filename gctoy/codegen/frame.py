@@ -1,7 +1,8 @@
 """The stack frame of one lowered function: a slot for every SSA value, allocas, outgoing arguments.
 
 The code generator is deliberately non-optimising: no value lives in a register across
-instructions. Every argument and every instruction result has its own 8-byte slot, so at a
+instructions. Every argument and every instruction result has its own 8-byte slot (a vector, i128 or
+aggregate: its bytes in whole words, see wide.py), so at a
 ``gc.statepoint`` each GC pointer that is live across the call already sits in memory and
 the stack map can name that memory directly (an Indirect location).
 
@@ -16,7 +17,7 @@ frame pointer so that debuggers and stack dumps see a conventional chain::
       | return address                    |  <- rsp at entry (16n + 8)
       | saved rbp                         |  <- rbp (16-byte aligned)
       +-----------------------------------+
-      | phi shadow slots (8 bytes each)   |
+      | phi shadow slots (8 bytes each)   |  (wide values: whole words)
       | value slots (8 bytes each)        |  one per argument / instruction result
       | alloca objects (own size, align)  |
       | outgoing stack arguments (7th...) |  [rsp + 0], [rsp + 8], ...
@@ -60,6 +61,8 @@ _FLOAT_SIZES = {"half": 2, "float": 4, "double": 8}
 #: SysV x86-64 passes the first eight floating-point arguments in xmm0..xmm7
 XMM_ARG_REGISTERS = 8
 STACK_ALIGN = 16
+#: the largest alloca alignment the prologue realigns the stack for (a page)
+MAX_REALIGN = 4096
 #: Integer arguments of the SysV x86-64 calling convention, in order.
 ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
@@ -100,8 +103,16 @@ def _is_packed(ty: Type) -> bool:
     return bool(getattr(ty, "packed", False))
 
 
+def is_wide(ty: Type) -> bool:
+    """Whether a value of ``ty`` takes more than one 8-byte word (vectors, i128, aggregates: wide.py)."""
+    return isinstance(ty, (VectorType, StructType, NamedStructType, ArrayType)) or (
+        isinstance(ty, IntType) and ty.bits > 64)
+
+
 def align_of(ty: Type) -> int:
-    """ABI alignment of a type on x86-64 (natural alignment; packed structs 1)."""
+    """ABI alignment of a type on x86-64 (natural alignment; packed structs 1; vectors their size, at most 16)."""
+    if isinstance(ty, VectorType):
+        return min(16, 1 << (size_of(ty) - 1).bit_length())
     if isinstance(ty, (IntType, FloatType)):
         return size_of(ty)
     if isinstance(ty, PointerType):
@@ -118,9 +129,13 @@ def align_of(ty: Type) -> int:
 def size_of(ty: Type) -> int:
     """Allocation size of a type in bytes (store size rounded up to its alignment)."""
     if isinstance(ty, IntType):
-        if ty.bits > 64:
-            raise CodegenError(f"integers wider than 64 bits ({ty}) are not supported")
+        if ty.bits > 128:
+            raise CodegenError(f"integers wider than 128 bits ({ty}) are not supported")
         return 1 << max(0, (ty.bits - 1).bit_length() - 3) if ty.bits > 8 else 1
+    if isinstance(ty, VectorType):
+        if isinstance(ty.element, IntType) and ty.element.bits == 1:
+            raise CodegenError(f"vectors of i1 ({ty}) are not supported by the x86-64 code generator")
+        return ty.count * size_of(ty.element)
     if isinstance(ty, PointerType):
         return 8
     if isinstance(ty, FloatType):
@@ -192,23 +207,44 @@ def gep_terms(inst: I.GetElementPtr) -> tuple[int, list[tuple[Value, int]]]:
 
 
 def has_slot(value: Value) -> bool:
-    """Whether a value gets an 8-byte slot: arguments and instruction results that carry data."""
+    """Whether a value gets a slot (one word, or a wide value's words): arguments and instruction results
+    that carry data."""
     if not isinstance(value, (Argument, I.Instruction)) or isinstance(value, (I.Alloca, I.LandingPad)):
         return False  # a landing pad is never entered: gctoy's runtime does not unwind
     ty = value.type
     if isinstance(ty, (VoidType, TokenType)):
         return False
     if isinstance(ty, (IntType, PointerType)):
+        if isinstance(ty, IntType) and ty.bits > 128:
+            raise CodegenError(f"integers wider than 128 bits ({ty}) are not supported")
         return True
     if isinstance(ty, FloatType) and ty.kind in _FLOAT_SIZES:
         return True  # its bit pattern, zero-extended, like an integer of its width
+    if is_wide(ty):
+        size_of(ty)  # refuses what has no layout
+        return True  # its bytes, in a slot of whole words (wide.py)
     raise CodegenError(f"values of type {ty} are not supported by the x86-64 code generator")
 
 
 def stack_argument_count(args: list[Value]) -> int:
     """How many of a call's arguments go on the stack (SysV: integers past the sixth, floats past the eighth)."""
+    wide = [a for a in args if is_wide(a.type)]
+    if wide:  # at most every word of every argument, plus 16-byte alignment (abi.py places them)
+        return sum(slot_bytes(a.type) // SLOT_SIZE + 1 for a in args)
     floats = sum(1 for a in args if isinstance(a.type, FloatType))
     return max(0, len(args) - floats - len(ARG_REGISTERS)) + max(0, floats - XMM_ARG_REGISTERS)
+
+
+def slot_bytes(ty: Type) -> int:
+    """The bytes of a value's slot: one word, or a wide value's bytes rounded up to whole words."""
+    return _align_to(size_of(ty), SLOT_SIZE) if is_wide(ty) else SLOT_SIZE
+
+
+def wide_constants(inst: I.Instruction) -> list[Value]:
+    """The wide constant operands of an instruction: each gets a slot its bytes are written to before use."""
+    from ..ir.values import Constant
+
+    return [v for v in inst.operands if isinstance(v, Constant) and is_wide(v.type)]
 
 
 def outgoing_args(call: I.CallBase) -> int:
@@ -216,6 +252,8 @@ def outgoing_args(call: I.CallBase) -> int:
     name = call.callee_name or ""
     if is_statepoint_name(name):
         return stack_argument_count(Statepoint.of(call).call_args)
+    if name.startswith("llvm.experimental.patchpoint."):
+        return len(call.args)  # at most a word for each argument (patchpoints.py places them)
     if name.startswith("llvm."):
         return 0
     return stack_argument_count(call.args)
@@ -251,18 +289,6 @@ def _has_slot_at(inst: I.Instruction) -> bool:
         raise located(e, inst) from None
 
 
-def refuse_vector_gc_live(function: Function) -> None:
-    """A statepoint relocating a vector of GC pointers is refused at its ``file:line:col``.
-
-    gctoy's code generator keeps every value in one 8-byte slot, so it has no place for
-    a vector's lanes in a stack map record: it says so rather than emit wrong code."""
-    for inst in function.instructions():
-        if isinstance(inst, I.CallBase) and Statepoint.is_statepoint(inst):
-            if any(isinstance(v.type, VectorType) for v in Statepoint.of(inst).gc_args):
-                raise located(CodegenError("vector of GC pointers live across a statepoint is not supported "
-                                           "by gctoy llc"), inst)
-
-
 class Frame:
     """The fixed stack layout of one function: offsets from ``rsp`` after the prologue."""
 
@@ -272,16 +298,19 @@ class Frame:
         self._shadows: dict[int, int] = {}
         self._allocas: dict[int, int] = {}
         max_args = max_spills = 0
+        #: an alignment above 16 the prologue gives rsp (``and rsp, -realign``) for an alloca asking for it
+        self.realign = 0
         allocas: list[I.Alloca] = []
-        refuse_vector_gc_live(function)
         values: list[Value] = [a for a in function.args if has_slot(a)]
         phis: list[I.Phi] = []
+        constants: list[Value] = []
         for inst in function.instructions():
             refuse_inline_asm(inst)
             if isinstance(inst, I.CallBase):
                 max_args = max(max_args, outgoing_args(inst))
                 if is_statepoint_name(inst.callee_name or ""):
                     max_spills = max(max_spills, len(spilled_deopt_values(Statepoint.of(inst))))
+            constants += wide_constants(inst)
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
             elif _has_slot_at(inst):
@@ -294,34 +323,43 @@ class Frame:
         for a in allocas:
             n = alloca_elements(a, function.name)
             align = max(align_of(a.allocated_type), a.align or 1)
-            if align > STACK_ALIGN:
-                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
+            if align > MAX_REALIGN or align & (align - 1):
+                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {MAX_REALIGN} is supported")
+            self.realign = max(self.realign, align if align > STACK_ALIGN else 0)
             cursor = _align_to(cursor, align)
             self._allocas[id(a)] = cursor
             cursor += max(1, n * size_of(a.allocated_type))
         cursor = _align_to(cursor, SLOT_SIZE)
-        for v in values:
-            self._slots[id(v)] = cursor
-            cursor += SLOT_SIZE
+        if is_wide(function.ftype.ret):
+            constants.append(function)  # the slot of the hidden result pointer, if the result goes in memory
+        for v in values + constants:
+            self._slots.setdefault(id(v), cursor)
+            cursor += slot_bytes(v.type) if v is not function else SLOT_SIZE
         for p in phis:
             self._shadows[id(p)] = cursor
-            cursor += SLOT_SIZE
+            cursor += slot_bytes(p.type)
         #: slots the statepoints spill address-valued deopt operands to (shared by all statepoints)
         self.spill_slots = tuple(cursor + SLOT_SIZE * k for k in range(max_spills))
         cursor += SLOT_SIZE * max_spills
         #: what the prologue subtracts from rsp (after pushing rbp)
-        self.size = _align_to(cursor, STACK_ALIGN)
+        self.size = _align_to(cursor, max(STACK_ALIGN, self.realign))
         check_frame_size(self.size, function.name)
         self.values = tuple(values)
         self.allocas = tuple(allocas)
 
     @property
     def stack_size(self) -> int:
-        """The StkSizeRecord stack size: locals plus the saved rbp (return address at [rsp + this])."""
+        """Locals plus the saved rbp: the return address is at [rsp + this] (unless the prologue realigned rsp)."""
         return self.size + SLOT_SIZE
 
+    @property
+    def recorded_stack_size(self) -> int:
+        """The StkSizeRecord stack size: ``stack_size``, or unknown (2^64 - 1, as llc writes) when the
+        prologue realigns rsp, since the padding then depends on the caller's rsp."""
+        return (1 << 64) - 1 if self.realign else self.stack_size
+
     def slot(self, value: Value) -> int:
-        """The ``rsp`` offset of a value's 8-byte slot."""
+        """The ``rsp`` offset of a value's slot."""
         try:
             return self._slots[id(value)]
         except KeyError:

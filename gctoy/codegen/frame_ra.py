@@ -29,10 +29,20 @@ from ..ir import instructions as I
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Function, Value
-from .frame import (SLOT_SIZE, STACK_ALIGN, CodegenError, align_of, outgoing_args, refuse_inline_asm,
-                    refuse_vector_gc_live, size_of, spilled_deopt_values)
+from .frame import (SLOT_SIZE, STACK_ALIGN, CodegenError, align_of, is_wide, located, outgoing_args,
+                    refuse_inline_asm, size_of, spilled_deopt_values)
 from .limits import alloca_elements, check_frame_size
 from .regalloc import Allocation, is_clobbering_call
+
+
+def refuse_wide_values(function: Function) -> None:
+    """A vector, ``i128`` or aggregate value is refused at its ``file:line:col``: the register allocator
+    gives every value one 64-bit register or slot (the default lowering handles such values)."""
+    for v in [*function.args, *function.instructions()]:
+        if is_wide(v.type):
+            error = CodegenError(f"a value of type {v.type} is not supported by the register allocator "
+                                 "(compile without --regalloc)")
+            raise located(error, v) if isinstance(v, I.Instruction) else error
 
 
 def _align_to(n: int, a: int) -> int:
@@ -49,7 +59,7 @@ class RegisterFrame:
         max_args = max_spills = 0
         calls = False
         allocas: list[I.Alloca] = []
-        refuse_vector_gc_live(function)
+        refuse_wide_values(function)
         for inst in function.instructions():
             refuse_inline_asm(inst)
             calls = calls or is_clobbering_call(inst)
@@ -90,6 +100,11 @@ class RegisterFrame:
     def stack_size(self) -> int:
         """The StkSizeRecord stack size: the pushes and the locals (return address at [rsp + this])."""
         return self.size + SLOT_SIZE * len(self.saved)
+
+    @property
+    def recorded_stack_size(self) -> int:
+        """The StkSizeRecord stack size (this frame never realigns ``rsp``, so always known)."""
+        return self.stack_size
 
     def save_offset(self, register: str) -> int:
         """Where the prologue saved ``register``, as an offset from the CFA (negative)."""

@@ -27,11 +27,12 @@ from ..ir.values import (
 )
 from .addresses import constant_address, signed, unsigned, width
 from .data import defined_global
-from .floats import argument_registers, float_bits, is_float
+from .floats import FloatLowering, argument_registers, float_bits, is_float
 from .frame import ARG_REGISTERS, CodegenError, Frame, gep_terms, located, size_of, spilled_deopt_values
 from .limits import check_patch_bytes
 from .patchpoints import StackMapIntrinsics, is_stackmap_intrinsic
 from .records import PendingRecord, StackMapRecords, has_value, int_constant, strip_casts
+from .wide import WideLowering
 from .symbols import mangle
 
 #: intrinsics that make no code (hints to the optimiser)
@@ -54,7 +55,7 @@ def check_symbol(v: GlobalVariable | Function) -> str:
     return defined_global(v)
 
 
-class FunctionLowering(StackMapRecords, StackMapIntrinsics):
+class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatLowering):
     """Emits the assembly of one function and collects its pending stack map records."""
 
     def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
@@ -165,22 +166,14 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.lines.append(f"{self.label}:")
         self.emit("push rbp")
         self.emit("mov rbp, rsp")
+        if frame.realign:
+            self.emit(f"and rsp, {-frame.realign}")
         if frame.size:
             self.emit(f"sub rsp, {frame.size}")
-        for arg, where in zip(fn.args, argument_registers(fn.args)):
-            if isinstance(where, int):
-                self.emit(f"mov rax, qword ptr [rbp + {16 + 8 * where}]")
-                self.store(arg)
-            elif where.startswith("xmm"):
-                self.emit(f"movq rax, {where}")
-                self.store(arg)
-            else:
-                self.emit(f"mov {self.mem(frame.slot(arg))}, {where}")
+        self.store_arguments()
         for block in fn.blocks:
             self.lines.append(f"{self.block_labels[id(block)]}:")
-            for phi in block.phis():
-                self.emit(f"mov rax, {self.mem(frame.shadow(phi))}")
-                self.store(phi)
+            self.phi_entry(block)
             for inst in block.instructions:
                 if isinstance(inst, I.Phi):
                     continue
@@ -197,13 +190,13 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
                 continue
             seen.add(id(succ))
             for phi in succ.phis():
-                self.load("rax", phi.value_for(block))
-                self.emit(f"mov {self.mem(self.frame.shadow(phi))}, rax")
+                self.move_value(self.frame.shadow(phi), phi.value_for(block))
 
     # ----------------------------------------------------------------- instructions
 
     def instruction(self, inst: I.Instruction) -> None:
-        method = getattr(self, f"lower_{type(inst).__name__}", None)
+        method = (self.wide_method(inst) or self.float_method(inst) or self.call_site_method(inst)
+                  or getattr(self, f"lower_{type(inst).__name__}", None))
         if method is None:
             raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
         try:
@@ -388,7 +381,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
 
     def call_result(self, inst: I.Instruction) -> None:
         """Store a call's result (a floating-point one comes back in xmm0)."""
-        if not has_value(inst):
+        if self.wide_call_result(inst) or not has_value(inst):
             return
         if is_float(inst.type):
             self.emit("movq rax, xmm0")
@@ -414,6 +407,8 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics):
         self.emit(self.call_instruction(callee))
 
     def prepare_args(self, args: list[Value]) -> None:
+        if self.prepare_wide_args(args):
+            return
         if not any(is_float(a.type) for a in args):
             for i, arg in enumerate(args[len(ARG_REGISTERS):]):
                 self.load("rax", arg)

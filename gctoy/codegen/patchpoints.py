@@ -16,16 +16,28 @@ from __future__ import annotations
 
 from ..emu import nops
 from ..ir import instructions as I
-from ..ir.values import ConstantNull, Function, Value
+from ..ir.statepoint import Statepoint, StatepointForm
+from ..ir.values import ConstantNull, Function, InlineAsm, Poison, Undef, Value
 from ..stackmap import Location, LocationKind
-from .frame import CodegenError, stack_argument_count
+from .dag_values import fold_cast
+from .frame import CodegenError, spilled_deopt_values
 from .limits import check_patch_bytes
 from .records import PendingRecord, has_value, int_constant, strip_casts
 
 STACKMAP = "llvm.experimental.stackmap"
 PATCHPOINT_PREFIX = "llvm.experimental.patchpoint."
+#: the ID llc gives the record of a call with a "deopt" bundle that is not a statepoint
+DEOPT_BUNDLE_ID = 0xABCDEF0F
 #: the longest sequence gctoy emits for a patchpoint call: movabs r11, imm64 (10) + call r11 (3)
 _CALL_BYTES = 13
+
+
+def stack_argument_bytes(arg: Value) -> int:
+    """The bytes a ``webkit_jscc`` stack argument takes: 4 for i32/float and narrower, else 8."""
+    from ..ir.types import FloatType, IntType
+
+    ty = arg.type
+    return 4 if (isinstance(ty, IntType) and ty.bits <= 32) or (isinstance(ty, FloatType) and ty.kind == "float") else 8
 
 
 def is_stackmap_intrinsic(name: str | None) -> bool:
@@ -38,6 +50,8 @@ class StackMapIntrinsics:
 
     def _site_constant(self, inst: I.Call, k: int, what: str) -> int:
         value = int_constant(inst.args[k]) if k < len(inst.args) else None
+        if value is not None and k == 0:
+            value &= (1 << 64) - 1  # an ID is an unsigned 64-bit number
         if value is None or value < 0:
             raise CodegenError(f"@{inst.callee_name}: its {what} must be a non-negative integer constant")
         return value
@@ -70,10 +84,9 @@ class StackMapIntrinsics:
                 locations.append(Location(LocationKind.REGISTER, 8, 0, 0))  # rax (DWARF 0)
             locations += [self.location(v) for v in args]
         locations += [self.location(v) for v in live]
-        if not anyreg:
-            if stack_argument_count(list(args)):
-                raise CodegenError(f"@{inst.callee_name}: gctoy passes at most the register arguments of the "
-                                   "C calling convention to a patchpoint's target")
+        if inst.cc == "webkit_jscc":
+            self._webkit_args(list(args))
+        elif not anyreg:
             self.prepare_args(list(args))
         self._site_label(record_id, locations)
         used = 0
@@ -89,6 +102,56 @@ class StackMapIntrinsics:
         if self.has_result(inst):
             self.result(inst)
 
+    def _webkit_args(self, args: list[Value]) -> None:
+        """``webkit_jscc``: the first argument in rax, the others on the stack, an i32 in 4 bytes at a multiple
+        of 4, an i64 in 8 bytes at a multiple of 8 (undef arguments are not stored)."""
+        offset = 0
+        for arg in args[1:]:
+            size = 4 if stack_argument_bytes(arg) == 4 else 8
+            offset = (offset + size - 1) // size * size
+            if not isinstance(arg, (Undef, Poison)):
+                self.load("rax", arg)
+                self.emit(f"mov {'dword' if size == 4 else 'qword'} ptr [rsp + {offset}], {'eax' if size == 4 else 'rax'}")
+            offset += size
+        if args:
+            self.load("rax", args[0])
+
+    def call_site_method(self, inst: I.Instruction):
+        """The lowering of a call site that is not a plain call: an invoke of a stackmap or patchpoint
+        intrinsic, or a call with a ``deopt`` bundle (None: neither)."""
+        if isinstance(inst, I.Invoke) and is_stackmap_intrinsic(inst.callee_name):
+            return self._invoke_stackmap_intrinsic
+        return self.deopt_call_method(inst)
+
+    def _invoke_stackmap_intrinsic(self, inst: I.Invoke) -> None:
+        self.lower_stackmap_intrinsic(inst)  # gctoy's runtime never unwinds: on to the normal destination
+        self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
+
+    def deopt_call_method(self, inst: I.Instruction):
+        """The lowering of a call or invoke with a ``deopt`` bundle that is no statepoint (None: not one).
+
+        llc lowers such a call as a statepoint of its own: a record with ID 0xABCDEF0F (or the call's
+        ``"statepoint-id"``), the call's calling convention, no flags, the deopt values and no GC pointers."""
+        if not isinstance(inst, I.CallBase) or inst.bundle("deopt") is None or isinstance(inst.callee, InlineAsm):
+            return None
+        if (inst.callee_name or "").startswith("llvm."):
+            return None
+        return self._lower_deopt_call
+
+    def _lower_deopt_call(self, inst: I.CallBase) -> None:
+        ident = inst.string_attr("statepoint-id")
+        patch = inst.string_attr("statepoint-num-patch-bytes")
+        sp = Statepoint(inst, StatepointForm.MODERN, int(ident) if ident and ident.isdigit() else DEOPT_BUNDLE_ID,
+                        int(patch) if patch and patch.isdigit() else 0, inst.callee, list(inst.args), 0, [],
+                        list(inst.bundle("deopt").inputs), [], None)
+        if len(spilled_deopt_values(sp)) > len(self.frame.spill_slots):
+            raise CodegenError("the address of a function or global as a deopt value of a call that is not a "
+                               "statepoint is not supported by gctoy llc")
+        self.lower_statepoint(sp)
+        self.call_result(inst)
+        if isinstance(inst, I.Invoke):
+            self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
+
     def has_result(self, inst: I.Call) -> bool:
         """Whether the patchpoint returns a value to store."""
 
@@ -96,7 +159,7 @@ class StackMapIntrinsics:
 
     def load_call_target(self, target: Value) -> None:
         """``movabs r11, <target>``: always the 10-byte form, so the call sequence has a fixed size."""
-        number = int_constant(target)
+        number = int_constant(fold_cast(target))
         if number is not None:  # written as bytes: the assembler would pick a shorter mov for a small number
             code = [0x49, 0xBB, *(number & ((1 << 64) - 1)).to_bytes(8, "little")]
             self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in code))

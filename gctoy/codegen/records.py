@@ -34,9 +34,12 @@ from ..ir.values import (
 )
 from ..stackmap import Location, LocationKind
 from .floats import FLOAT_BITS, float_bits, is_float
-from .frame import CodegenError, is_spilled_deopt, size_of
+from .dag_values import dag_key, fold_cast
+from .frame import CodegenError, is_spilled_deopt, is_wide, size_of
 
 DWARF_RSP = 7
+#: what llc records for an ``undef`` or ``poison`` operand of a statepoint
+UNDEF_PATTERN = 0xFEFEFEFE
 _CC_NUMBERS = {None: 0, "ccc": 0, "fastcc": 8, "coldcc": 9, "webkit_jscc": 12, "anyregcc": 13,
                "preserve_mostcc": 14, "preserve_allcc": 15, "swiftcc": 16, "tailcc": 18,
                "x86_64_sysvcc": 78, "win64cc": 79}
@@ -77,10 +80,10 @@ def value_key(v: Value, memo: dict | None = None) -> tuple:
     grew exponentially with the chain's length)."""
     if memo is None:
         memo = {}
-    v = strip_casts(v)
+    v = fold_cast(strip_casts(v))
     if id(v) in memo:
         return memo[id(v)]
-    key: tuple = ("value", id(v))
+    key: tuple = dag_key(v, lambda p: _interned(value_key(p, memo), memo)) or ("value", id(v))
     if isinstance(v, I.Call) and is_relocate_name(v.callee_name):
         call = token_statepoint(v.args[0]) if v.args else None
         if call is not None:
@@ -116,7 +119,9 @@ class StackMapRecords:
         pairs = self._pairs.get(id(sp.call))
         if pairs is None:
             pairs = {}
-            for reloc in reversed(sp.relocates()):
+            relocates = sp.relocates()  # llc: the token's users, then the landing pad's, most recent first
+            normal = [r for r in relocates if r.call.args[0] is sp.call]
+            for reloc in [*reversed(normal), *reversed([r for r in relocates if r.call.args[0] is not sp.call])]:
                 pairs.setdefault(value_key(reloc.derived, self._keys), (reloc.base, reloc.derived))
             for v in sp.deopt_args:
                 if is_gc_pointer(v.type):
@@ -165,7 +170,7 @@ class StackMapRecords:
         for base, derived in self.gc_pairs(sp):
             locs += [self.location(base), self.location(derived)]
         for v in sp.gc_args:
-            if isinstance(strip_casts(v), I.Alloca):
+            if isinstance(fold_cast(strip_casts(v)), I.Alloca):
                 locs.append(self.location(v))
         return tuple(locs)
 
@@ -180,6 +185,9 @@ class StackMapRecords:
 
     def location(self, v: Value) -> Location:
         """Where a deopt or GC value is at the call: a constant, an alloca (Direct) or a slot (Indirect)."""
+        if is_wide(v.type):  # spilled, constants too, as llc does (wide.py)
+            return Location(LocationKind.INDIRECT, size_of(v.type), DWARF_RSP, self.frame.slot(v))
+        v = fold_cast(strip_casts(v))
         key = value_key(v, getattr(self, "_keys", None))
         if key[0] == "const":
             v = strip_casts(v)
@@ -192,7 +200,9 @@ class StackMapRecords:
             return self.constant_location(number)
         if isinstance(v, ConstantFloat):
             return self.constant_location(float_bits(v))
-        if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
+        if isinstance(v, (Undef, Poison)):
+            return self.constant_location(UNDEF_PATTERN)
+        if isinstance(v, (ConstantNull, ZeroInitializer)):
             return Location(LocationKind.CONSTANT, 8, 0, 0)
         if isinstance(v, I.Alloca):
             return Location(LocationKind.DIRECT, 8, DWARF_RSP, self.frame.alloca(v))

@@ -120,7 +120,7 @@ def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
                                          tuple(r.label for r in lowering.records), tuple(lowering.gc_roots), rows))
         if not lowering.records:
             continue
-        functions.append(StkSizeRecord(address, lowering.frame.stack_size, len(lowering.records)))
+        functions.append(StkSizeRecord(address, lowering.frame.recorded_stack_size, len(lowering.records)))
         for r in lowering.records:
             records.append(StackMapRecord(r.id, image.address_of(r.label) - address, 0, r.locations))
     stackmap = StackMap(3, tuple(functions), tuple(constants), tuple(records))

@@ -167,8 +167,9 @@ class RegisterContext:
 def _slot(
     machine, loc, sp: int, rbp: int, innermost: bool, where: str, context: RegisterContext | None = None
 ) -> Slot | None:
-    """The slot a location names, or None for a constant."""
-    if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX):
+    """The slot a location names, or None for a constant or the address of a stack object (a Direct
+    location: llc's record of an alloca cast to a GC pointer), which no collection moves."""
+    if loc.kind in (LocationKind.CONSTANT, LocationKind.CONSTANT_INDEX, LocationKind.DIRECT):
         return None
     if loc.kind is LocationKind.INDIRECT:
         if loc.dwarf_reg == DWARF_RSP:
@@ -213,12 +214,24 @@ def frame_slots(
         objects.append(base + loc.offset)
     if len(rest) % 2:
         raise StackWalkError(f"{where}: odd number of base/derived locations")
-    pairs = tuple(
-        (_slot(machine, rest[i], sp, rbp, innermost, where, context),
-         _slot(machine, rest[i + 1], sp, rbp, innermost, where, context))
-        for i in range(0, len(rest), 2)
-    )
-    return pairs, tuple(reversed(objects))
+    pairs = []
+    for i in range(0, len(rest), 2):
+        base = _slot(machine, rest[i], sp, rbp, innermost, where, context)
+        derived = _slot(machine, rest[i + 1], sp, rbp, innermost, where, context)
+        lanes = _lanes(rest[i], rest[i + 1])
+        pairs += [(_lane(base, k), _lane(derived, k)) for k in range(lanes)]
+    return tuple(pairs), tuple(reversed(objects))
+
+
+def _lanes(base, derived) -> int:
+    """A vector of GC pointers spilled whole is one Indirect location of 8 bytes per lane: a pair per lane."""
+    if base.kind is derived.kind is LocationKind.INDIRECT and base.size == derived.size and base.size > 8:
+        return base.size // 8
+    return 1
+
+
+def _lane(slot: Slot | None, k: int) -> Slot | None:
+    return slot + 8 * k if isinstance(slot, int) else slot
 
 
 def walk(machine, table: SiteTable) -> list[Frame]:

@@ -183,9 +183,9 @@ def test_float_arguments_and_results_run(tmp_path):
     assert res.stdout.splitlines()[:2] == [str(0x400C000000000000), str(0x4004000000000000)]
 
 
-def test_float_arithmetic_is_one_located_error(tmp_path):
-    path = tmp_path / "fadd.ll"
-    path.write_text("define double @f(double %x) {\n  %y = fadd double %x, 1.0\n  ret double %y\n}\n")
+def test_float_remainder_is_one_located_error(tmp_path):
+    path = tmp_path / "frem.ll"
+    path.write_text("define double @f(double %x) {\n  %y = frem double %x, 1.0\n  ret double %y\n}\n")
     res = subprocess.run([sys.executable, "-m", "gctoy", "llc", str(path)], capture_output=True, text=True,
                          timeout=120, check=False)
     assert res.returncode == 1 and "Traceback" not in res.stderr

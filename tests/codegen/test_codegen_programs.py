@@ -105,7 +105,7 @@ def test_unsupported_instruction_is_a_codegen_error() -> None:
     text = """
 define i64 @main() {
 entry:
-  %x = fadd double 1.0, 2.0
+  %x = frem double 1.0, 2.0
   ret i64 0
 }
 """

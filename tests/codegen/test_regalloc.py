@@ -344,3 +344,15 @@ def test_pointers_beyond_the_callee_saved_registers_are_spilled_and_relocated() 
     result = runtime.run()
     assert (runtime.printed, result.result) == ([36], 36)
     assert {type(slot) for slot in moved} == {str, int}  # registers and spill slots both rewritten
+
+
+@pytest.mark.parametrize("ty, text", [
+    ("<2 x i64>", "define i64 @f(i64 %x) {\n  %v = insertelement <2 x i64> zeroinitializer, i64 %x, i32 0\n"
+                  "  %r = extractelement <2 x i64> %v, i32 1\n  ret i64 %r\n}\n"),
+    ("i128", "define i128 @f(i128 %x) {\n  ret i128 %x\n}\n"),
+])
+def test_wide_values_are_refused_by_the_allocator_at_their_line(ty: str, text: str) -> None:
+    compile_module(parse_module(text))  # the default lowering takes them
+    with pytest.raises(CodegenError, match=rf"{ty}.*register allocator.*--regalloc") as info:
+        compile_module(parse_module(text), regalloc=True)
+    assert ":2:" in str(info.value) or ty == "i128"
