@@ -41,7 +41,7 @@ KNOWN_CYCLES = {
 
 #: Modules still over 600 lines, with the most lines each may have until it is split.
 LONG_MODULES = {
-    "gctoy.ir.parser": 974,  # the IR parser: to be split by construct (types, constants, instructions)
+    "gctoy.ir.parser": 973,  # the IR parser: to be split by construct (types, constants, instructions)
     "gctoy.codegen.x86_64": 615,  # the two x86 lowerings: one target-independent core is under way
     "gctoy.codegen.x86_32": 645,
 }

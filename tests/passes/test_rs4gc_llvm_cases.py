@@ -1,0 +1,113 @@
+"""Constructs on which gctoy's RewriteStatepointsForGC must do what LLVM 14 and LLVM 19 do (opt as the oracle)."""
+from __future__ import annotations
+
+from gctoy.ir import parse_module, print_module
+from gctoy.llvm_tools import run_opt
+from gctoy.passes import run
+
+
+def canonical(llvm, text: str) -> str:
+    """``text`` as ``llvm``'s opt prints it, without the module header; fails if opt rejects it."""
+    r = run_opt(llvm.opt, ["-S", "-passes=verify"], text)
+    assert r.returncode == 0, f"LLVM {llvm.version} rejects:\n{r.stderr}\n{text}"
+    return "\n".join(line for line in r.stdout.splitlines() if not line.startswith(("; ModuleID", "source_filename")))
+
+
+def both(llvm, typed_text: str, opt_args: list[str] | None = None) -> tuple[str, str]:
+    """(LLVM's output, gctoy's output) of RS4GC on the same module (typed for 14, opaque for 19), printed by LLVM."""
+    text = typed_text if llvm.version < 15 else print_module(parse_module(typed_text, "test.ll"), opaque=True)
+    src = canonical(llvm, text)
+    theirs = run_opt(llvm.opt, ["-S", "-passes=rewrite-statepoints-for-gc", *(opt_args or [])], src)
+    assert theirs.returncode == 0, theirs.stderr
+    m = parse_module(src, "test.ll")
+    run(m, "rewrite-statepoints-for-gc" if llvm.version == 14 else f"rewrite-statepoints-for-gc<llvm={llvm.version}>")
+    return canonical(llvm, theirs.stdout), canonical(llvm, print_module(m, opaque=llvm.version >= 15))
+
+# ---------------------------------------------------------------------------
+# TBAA: a tag that says the memory is immutable loses that flag in a rewritten function
+
+TBAA = """
+declare void @safepoint()
+
+define i32 @old_format(i32 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  %v = load i32, i32 addrspace(1)* %p, !tbaa !0
+  call void @safepoint() [ "deopt"() ]
+  store i32 %v, i32 addrspace(1)* %p, !tbaa !10
+  ret i32 %v
+}
+
+define i32 @new_format(i32 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  %v = load i32, i32 addrspace(1)* %p, !tbaa !4
+  call void @safepoint() [ "deopt"() ]
+  ret i32 %v
+}
+
+define i32 @not_rewritten(i32* %p) {
+entry:
+  %v = load i32, i32* %p, !tbaa !10
+  ret i32 %v
+}
+
+!0 = !{!1, !2, i64 0, i64 1}
+!1 = !{!"base", !2, i64 0, !2, i64 4}
+!2 = !{!"int", !3}
+!3 = !{!"root"}
+!4 = !{!5, !6, i64 0, i64 4, i64 1}
+!5 = !{!3, i64 8, !"base.new", !6, i64 0, i64 4}
+!6 = !{!3, i64 4, !"int.new"}
+!10 = !{!1, !2, i64 4, i64 1}
+"""
+
+
+def test_immutable_tbaa_tags_become_mutable(llvm):
+    theirs, ours = both(llvm, TBAA)
+    assert ", i64 1}" not in theirs
+    assert ours == theirs
+
+
+def test_an_unshared_tag_is_rewritten_in_place():
+    m = parse_module(TBAA, "tbaa.ll")
+    run(m, "rewrite-statepoints-for-gc")
+    text = print_module(m)
+    assert "!0 = !{!1, !2, i64 0}" in text and "!4 = !{!5, !6, i64 0, i64 4}" in text
+    assert "!10 = !{!1, !2, i64 4}" in text
+
+
+def test_a_shared_tag_gets_a_new_node():
+    m = parse_module(TBAA.replace("!6 = !{!3, i64 4, !\"int.new\"}", "!6 = !{!3, i64 4, !\"int.new\"}\n!7 = !{!0}"),
+                     "tbaa.ll")
+    run(m, "rewrite-statepoints-for-gc")
+    text = print_module(m)
+    assert "!0 = !{!1, !2, i64 0, i64 1}" in text and "!11 = !{!1, !2, i64 0}" in text
+    assert "!tbaa !11" in text and "!tbaa !0" not in text
+
+
+NOT_REWRITTEN = """
+declare void @safepoint()
+declare {}* @llvm.invariant.start.p0i8(i64, i8* nocapture)
+declare i32 @h(i32*)
+
+define void @g(i32 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  call void @safepoint() [ "deopt"() ]
+  ret void
+}
+
+define i32 @no_gc(i32* dereferenceable(4) %p, i8* %q) {
+entry:
+  %v = load i32, i32* %p, !invariant.load !0
+  %t = call {}* @llvm.invariant.start.p0i8(i64 1, i8* %q)
+  %w = call i32 @h(i32* dereferenceable(4) %p) readonly
+  ret i32 %v
+}
+
+!0 = !{}
+"""
+
+
+def test_functions_without_a_gc_strategy_are_stripped_too(llvm):
+    theirs, ours = both(llvm, NOT_REWRITTEN)
+    assert "invariant.load" not in theirs and "invariant.start.p0" not in theirs.split("@no_gc")[1].split("}")[0]
+    assert ours == theirs
