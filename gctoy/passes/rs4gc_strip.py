@@ -17,7 +17,6 @@ from ..ir.intrinsics import base_name
 from ..ir.module import Module, resolve_attrs
 from ..ir.types import PointerType, Type
 from ..ir.values import Attribute, MetadataDef, Poison, Undef
-from .rs4gc_options import STATEPOINT_STRATEGIES
 
 
 _POINTER_ATTRS = frozenset({"dereferenceable", "dereferenceable_or_null", "readnone", "readonly", "writeonly",
