@@ -15,6 +15,7 @@ from ..ir.types import VOID, FunctionType
 from ..ir.values import Constant, Function, MetadataDef, Value
 from .base_pointers import BaseFinder
 from .base_vectors import is_handled_gc_type, splat_scalar_gep_bases
+from .rs4gc_intrinsics import inline_pointer_intrinsics, pointer_intrinsic_calls
 from .rs4gc_invokes import normalize_invokes
 from .rs4gc_liveness import OrderedLiveness
 from .rs4gc_options import RS4GCOptions, is_gc_leaf_call
@@ -37,17 +38,26 @@ def find_safepoints(module: Module, fn: Function, options: RS4GCOptions) -> list
 
 def tidy(state: FunctionState) -> FunctionState:
     """Phases 1-2: drop unreachable blocks, find the calls (``done`` when there is none), fold
-    single-entry phis, sink branch conditions, split invoke edges; one record per call."""
+    single-entry phis, sink branch conditions, answer ``gc.get.pointer.base/offset``, split invoke
+    edges; one record per call."""
     fn, names, llvm = state.fn, state.names, state.options.llvm
     state.changed = remove_unreachable_blocks(fn, state.module, names, llvm)
     calls = find_safepoints(state.module, fn, state.options)
-    if not calls:
+    asked = pointer_intrinsic_calls(fn)
+    if not calls and not asked:
         state.done = True
         return state
     fold_single_entry_phis(fn)
     sink_branch_conditions(fn)
-    normalize_invokes(fn, names, calls)
     splat_scalar_gep_bases(fn, names, llvm)
+    state.finder = BaseFinder(names, lambda: empty_metadata_ref(state.module), llvm=llvm)
+    if asked:
+        inline_pointer_intrinsics(state.module, fn, asked, state.finder, names)
+        state.changed = True
+    if not calls:
+        state.done = True
+        return state
+    normalize_invokes(fn, names, calls)
     state.records = [SafepointRecord(c) for c in calls]
     return state
 
@@ -71,7 +81,8 @@ def liveness(state: FunctionState) -> FunctionState:
 def bases(state: FunctionState, finder_class: type[BaseFinder] = BaseFinder) -> FunctionState:
     """Phase 4: the base of every live value (inserting base phis and selects); a value in a call's
     deopt bundle is its own base there.  A lab passes its own ``finder_class``."""
-    finder = finder_class(state.names, lambda: empty_metadata_ref(state.module), llvm=state.options.llvm)
+    finder = state.finder if type(state.finder) is finder_class else \
+        finder_class(state.names, lambda: empty_metadata_ref(state.module), llvm=state.options.llvm)
     # filled call by call: a value in one call's deopt bundle is its own base only until a later
     # call finds its base the ordinary way (LLVM 14 works like this)
     for r in state.records:

@@ -16,6 +16,7 @@ from typing import Callable
 from ..ir import instructions as I
 from ..ir.module import Module
 from ..ir.values import BasicBlock, Function, Value
+from .base_pointers import BaseFinder
 from .naming import NameUniquer
 from .rs4gc_options import RS4GCOptions
 
@@ -58,6 +59,8 @@ class FunctionState:
     #: id of a live value -> its base.  One map for the whole function, as in LLVM 14: the last call
     #: to see a value decides its base (bases; liveness with bases; statepoints keep it current)
     bases: dict[int, Value] = field(default_factory=dict)
+    #: the base finder of the function (tidy makes it for ``gc.get.pointer.base``; bases goes on with it)
+    finder: BaseFinder | None = None
     #: the ``@__tmp_use`` calls that keep deopt operands and bases live until liveness is redone
     holders: list[I.Call] = field(default_factory=list)
     #: the relocated and rematerialised copies each statepoint made (statepoints; read by uses)

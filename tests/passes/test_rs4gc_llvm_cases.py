@@ -111,3 +111,46 @@ def test_functions_without_a_gc_strategy_are_stripped_too(llvm):
     theirs, ours = both(llvm, NOT_REWRITTEN)
     assert "invariant.load" not in theirs and "invariant.start.p0" not in theirs.split("@no_gc")[1].split("}")[0]
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# gc.get.pointer.base / gc.get.pointer.offset are answered in place, before any statepoint
+
+POINTER_INTRINSICS = """
+declare i8 addrspace(1)* @llvm.experimental.gc.get.pointer.base.p1i8.p1i8(i8 addrspace(1)* readnone nocapture) nounwind readnone willreturn
+declare i64 @llvm.experimental.gc.get.pointer.offset.p1i8(i8 addrspace(1)* readnone nocapture) nounwind readnone willreturn
+declare void @foo()
+declare void @use(...) "gc-leaf-function"
+
+define i8 addrspace(1)* @loop(i8 addrspace(1)* %a, i64 %n) gc "statepoint-example" {
+entry:
+  br label %loop
+loop:
+  %p = phi i8 addrspace(1)* [ %a, %entry ], [ %q, %loop ]
+  %q = getelementptr i8, i8 addrspace(1)* %p, i64 8
+  %0 = call i64 @llvm.experimental.gc.get.pointer.offset.p1i8(i8 addrspace(1)* %q)
+  %b = call i8 addrspace(1)* @llvm.experimental.gc.get.pointer.base.p1i8.p1i8(i8 addrspace(1)* %q)
+  call void @foo() [ "deopt"(i64 %0) ]
+  call void (...) @use(i8 addrspace(1)* %b)
+  %c = icmp ult i64 %0, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret i8 addrspace(1)* %q
+}
+
+define i64 @no_call(i8 addrspace(1)* %a, i8 addrspace(1)* %b, i1 %c) gc "statepoint-example" {
+entry:
+  %x = select i1 %c, i8 addrspace(1)* %a, i8 addrspace(1)* %b
+  %y = getelementptr i8, i8 addrspace(1)* %x, i64 4
+  %o = call i64 @llvm.experimental.gc.get.pointer.offset.p1i8(i8 addrspace(1)* %y)
+  %0 = call i8 addrspace(1)* @llvm.experimental.gc.get.pointer.base.p1i8.p1i8(i8 addrspace(1)* %y)
+  call void (...) @use(i8 addrspace(1)* %0)
+  ret i64 %o
+}
+"""
+
+
+def test_pointer_base_and_offset_intrinsics_are_answered(llvm):
+    theirs, ours = both(llvm, POINTER_INTRINSICS)
+    assert "get.pointer" not in theirs.split("define")[1] and "sub i64" in theirs
+    assert ours == theirs
