@@ -11,7 +11,7 @@ import re
 
 from ..ir import instructions as I
 from ..ir.module import Module
-from ..ir.types import IntType, PointerType
+from ..ir.types import IntType, PointerType, Type
 from ..ir.values import Function, Value
 from .base_pointers import BaseFinder
 from .naming import NameUniquer, is_numbered
@@ -39,7 +39,7 @@ def inline_pointer_intrinsics(module: Module, fn: Function, calls: list[I.Call],
                 names.release(call.name)
                 answer.name, call.name = call.name, None
         else:
-            int_ty = IntType(_pointer_bits(module, derived.type))
+            int_ty = IntType(pointer_bits(module, derived.type))
             base_int = I.Cast("ptrtoint", base, int_ty, name=names.unique(f"{base.name}.int") if base.name else None)
             derived_int = I.Cast("ptrtoint", derived, int_ty,
                                  name=names.unique(f"{derived.name}.int") if derived.name else None)
@@ -51,7 +51,7 @@ def inline_pointer_intrinsics(module: Module, fn: Function, calls: list[I.Call],
         call.erase()
 
 
-def _pointer_bits(module: Module, ty) -> int:
+def pointer_bits(module: Module, ty: Type) -> int:
     """The size of a pointer of ``ty``'s address space in the module's data layout (64 by default)."""
     space = ty.addrspace if isinstance(ty, PointerType) else 0
     layout = module.header.datalayout or ""

@@ -9,7 +9,8 @@ from ..ir import instructions as I
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID
 from ..ir.module import Module, resolve_attrs
 from ..ir.statepoint import target_attrs
-from ..ir.types import I32, I64, TOKEN, VOID, FunctionType, PointerType, mangle
+from ..errors import GCToyError
+from ..ir.types import I32, I64, TOKEN, VOID, FunctionType, IntType, PointerType, mangle
 from ..ir.values import (
     Attribute,
     BasicBlock,
@@ -21,7 +22,8 @@ from ..ir.values import (
     find_string_attr,
 )
 from .base_vectors import is_opaque_gc_type, relocate_type
-from .rs4gc_options import DEOPTIMIZE, DEOPTIMIZE_TARGET
+from .rs4gc_intrinsics import pointer_bits
+from .rs4gc_options import DEOPTIMIZE, DEOPTIMIZE_TARGET, ELEMENT_ATOMIC_COPIES
 from .rs4gc_remat import clone_link
 from .rs4gc_state import FunctionState, SafepointRecord, first_insertion_index
 from .rs4gc_strip import MEMORY_FN_ATTRS
@@ -107,8 +109,12 @@ class _Builder:
         call_fty = call.ftype
         opaque = isinstance(target.type, PointerType) and target.type.is_opaque
         deoptimize = (call.callee_name or "").startswith(DEOPTIMIZE)
+        call_args, call_arg_attrs = list(call.args), list(call.arg_attrs)
         if deoptimize:
             target, call_fty = self._deoptimize_target(call, opaque)
+        elif (call.callee_name or "").startswith(ELEMENT_ATOMIC_COPIES):
+            target, call_fty, call_args = self._element_atomic_copy(call, opaque)
+            call_arg_attrs = [() for _ in call_args]
         target_ty = target.type if opaque else PointerType(call_fty, 0)
         decl = _declare_statepoint(self.m, target_ty)
         sp_fty = FunctionType(TOKEN, (I64, I32, target_ty, I32, I32), True)
@@ -119,10 +125,10 @@ class _Builder:
                 gc_live.append(b)
         roots = alloca_roots(self.state.fn) if self.state.options.alloca_roots else []
         args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
-                ConstantInt(I32, len(call.args)), ConstantInt(I32, self._flags(call)), *call.args,
+                ConstantInt(I32, len(call_args)), ConstantInt(I32, self._flags(call)), *call_args,
                 ConstantInt(I32, 0), ConstantInt(I32, 0)]
         # LLVM 14 leaves the call's parameter attributes behind; from 15 on they move to the statepoint
-        params_attrs = call.arg_attrs if self.state.options.llvm >= 15 else [() for _ in call.args]
+        params_attrs = call_arg_attrs if self.state.options.llvm >= 15 else [() for _ in call_args]
         arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *params_attrs, (), ()]
         bundles = []
         deopt = call.bundle("deopt")
@@ -210,6 +216,36 @@ class _Builder:
         if not opaque and fn.ftype != fty:  # declared for other arguments: a cast, as LLVM 14 writes it
             return ConstantExpr(PointerType(fty, 0), "bitcast", (fn,)), fty
         return fn, fty
+
+    def _element_atomic_copy(self, call: I.CallBase, opaque: bool) -> tuple[Value, FunctionType, list[Value]]:
+        """``__llvm_mem{cpy,move}_element_unordered_atomic_safepoint_<size>``, the runtime function an
+        element-wise atomic copy becomes, and its arguments: each pointer as (base, offset), so that the
+        runtime can relocate the objects while it copies.  The offsets are computed just before the call."""
+        dest, source, length, size = call.args[:4]
+        if not isinstance(size, ConstantInt) or any(isinstance(p, Constant) for p in (dest, source)):
+            raise GCToyError(f"@{self.state.fn.name}: gctoy's rewrite-statepoints-for-gc needs the pointers of an "
+                             "element-wise atomic copy to be values and its element size a constant")
+        args: list[Value] = []
+        for derived in (dest, source):
+            base = self.state.bases.get(id(derived), derived)
+            int_ty = IntType(pointer_bits(self.m, derived.type))
+            base_int = I.Cast("ptrtoint", base, int_ty)
+            derived_int = I.Cast("ptrtoint", derived, int_ty)
+            offset = I.BinaryOp("sub", derived_int, base_int)
+            for inst in (base_int, derived_int, offset):
+                call.parent.insert_before(call, inst)
+                self.uses.add(inst)
+            args += [base, offset]
+        args.append(length)
+        kind = "memcpy" if "memcpy" in (call.callee_name or "") else "memmove"
+        fty = FunctionType(VOID, tuple(a.type for a in args), False)
+        name = f"__llvm_{kind}_element_unordered_atomic_safepoint_{size.value}"
+        fn = self.m.get_function(name)
+        if fn is None:
+            fn = self.m.add_function(Function(name, fty))
+            if opaque:
+                fn.type = PointerType(None, 0)
+        return fn, fty, args
 
     def _make_result(self, call: I.CallBase, token: I.CallBase, block: BasicBlock, at: int) -> I.Call:
         """``gc.result``, named after the original call (which still holds its name, so uniqued)."""

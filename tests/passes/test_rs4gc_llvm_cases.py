@@ -154,3 +154,30 @@ def test_pointer_base_and_offset_intrinsics_are_answered(llvm):
     theirs, ours = both(llvm, POINTER_INTRINSICS)
     assert "get.pointer" not in theirs.split("define")[1] and "sub i64" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# element-wise atomic copies are safepoints: they become statepoints of a runtime function that takes
+# each pointer as (base, offset)
+
+ATOMIC_COPIES = """
+declare void @llvm.memcpy.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* nocapture writeonly, i8 addrspace(1)* nocapture readonly, i64, i32 immarg)
+declare void @llvm.memmove.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* nocapture writeonly, i8 addrspace(1)* nocapture readonly, i64, i32 immarg)
+
+define void @copies(i8 addrspace(1)* %from, i64 %i, i8 addrspace(1)* %to, i64 %j, i64 %n) gc "statepoint-example" {
+entry:
+  %s = getelementptr inbounds i8, i8 addrspace(1)* %from, i64 %i
+  %d = getelementptr inbounds i8, i8 addrspace(1)* %to, i64 %j
+  call void @llvm.memcpy.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* align 8 %d, i8 addrspace(1)* align 8 %s, i64 %n, i32 1) [ "deopt"() ]
+  call void @llvm.memmove.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* align 8 %d, i8 addrspace(1)* align 8 %s, i64 %n, i32 8)
+  call void @llvm.memcpy.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* align 8 %d, i8 addrspace(1)* align 8 %from, i64 %n, i32 4) "gc-leaf-function"
+  ret void
+}
+"""
+
+
+def test_element_atomic_copies_become_statepoints_of_the_runtime_copy(llvm):
+    theirs, ours = both(llvm, ATOMIC_COPIES)
+    assert "@__llvm_memcpy_element_unordered_atomic_safepoint_1" in theirs
+    assert "@__llvm_memmove_element_unordered_atomic_safepoint_8" in theirs
+    assert ours == theirs
