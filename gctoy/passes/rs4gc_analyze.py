@@ -12,7 +12,7 @@ from ..ir.module import Module
 from ..ir.printer import uses_opaque_pointers
 from ..ir.statepoint import Statepoint
 from ..ir.types import VOID, FunctionType
-from ..ir.values import Constant, Function, MetadataDef, Value
+from ..ir.values import Function, MetadataDef, Value
 from .base_pointers import BaseFinder
 from .base_vectors import is_handled_gc_type, splat_scalar_gep_bases
 from .rs4gc_intrinsics import inline_pointer_intrinsics, pointer_intrinsic_calls
@@ -66,8 +66,8 @@ def liveness(state: FunctionState) -> FunctionState:
     """Phase 3: the GC pointers live across each call (its deopt operands held live just after it)."""
     for r in state.records:
         deopt = r.call.bundle("deopt")
-        gc_deopt = [v for v in (deopt.inputs if deopt else []) if is_handled_gc_type(v.type)
-                    and not isinstance(v, Constant)]
+        # constants too (they are never live): LLVM declares @__tmp_use for any GC pointer held
+        gc_deopt = [v for v in (deopt.inputs if deopt else []) if is_handled_gc_type(v.type)]
         state.holders += hold(state.module, r.call, gc_deopt)
     live = OrderedLiveness(state.fn)
     opts = state.options
@@ -99,8 +99,7 @@ def liveness_with_bases(state: FunctionState) -> FunctionState:
     """Phase 5: liveness again with each base held just after each call; a value newly live is its
     own base."""
     for r in state.records:
-        state.holders += hold(state.module, r.call, [state.bases[id(v)] for v in r.live
-                                                     if not isinstance(state.bases[id(v)], Constant)])
+        state.holders += hold(state.module, r.call, [state.bases[id(v)] for v in r.live])
     live = OrderedLiveness(state.fn)
     for r in state.records:
         r.live = live.live_at(r.call)

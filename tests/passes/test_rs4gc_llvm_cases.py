@@ -181,3 +181,32 @@ def test_element_atomic_copies_become_statepoints_of_the_runtime_copy(llvm):
     assert "@__llvm_memcpy_element_unordered_atomic_safepoint_1" in theirs
     assert "@__llvm_memmove_element_unordered_atomic_safepoint_8" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# values held live for a moment are held even when they are constants: LLVM then declares @__tmp_use
+
+CONSTANT_BASES = """
+@global = external addrspace(1) global i8
+declare void @f()
+
+define i8 @constant_base(i64 %i) gc "statepoint-example" {
+entry:
+  %p = getelementptr i8, i8 addrspace(1)* @global, i64 %i
+  call void @f() [ "deopt"() ]
+  %v = load i8, i8 addrspace(1)* %p
+  ret i8 %v
+}
+
+define void @constant_deopt() gc "statepoint-example" {
+entry:
+  call void @f() [ "deopt"(i8 addrspace(1)* null) ]
+  ret void
+}
+"""
+
+
+def test_tmp_use_is_declared_for_constant_bases_and_deopt_values(llvm):
+    theirs, ours = both(llvm, CONSTANT_BASES)
+    assert "declare void @__tmp_use(...)" in theirs
+    assert ours == theirs
