@@ -210,3 +210,40 @@ def test_tmp_use_is_declared_for_constant_bases_and_deopt_values(llvm):
     theirs, ours = both(llvm, CONSTANT_BASES)
     assert "declare void @__tmp_use(...)" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# mem2reg names the phis of RS4GC's slots in LLVM's order: an alloca that needs no phi is taken off the
+# list by moving the last one into its place, so the slots left are visited in that order
+
+SLOT_ORDER = """
+declare i1 @cond() "gc-leaf-function"
+declare void @sp()
+
+define void @order(i64 addrspace(1)* %a, i64 addrspace(1)* %b) gc "statepoint-example" {
+entry:
+  br label %loop
+loop:
+  %pa = phi i64 addrspace(1)* [ %a, %entry ], [ %na, %join ]
+  %pb = phi i64 addrspace(1)* [ %b, %entry ], [ %nb, %join ]
+  %cur = phi i64 addrspace(1)* [ null, %entry ], [ %m, %join ]
+  %c = call i1 @cond()
+  %na = getelementptr i64, i64 addrspace(1)* %pa, i32 2
+  %nb = getelementptr i64, i64 addrspace(1)* %pb, i32 3
+  br i1 %c, label %left, label %right
+left:
+  br label %join
+right:
+  br label %join
+join:
+  %m = phi i64 addrspace(1)* [ %na, %left ], [ %nb, %right ]
+  call void @sp() [ "deopt"() ]
+  br label %loop
+}
+"""
+
+
+def test_slot_phis_are_named_in_llvms_order(llvm):
+    theirs, ours = both(llvm, SLOT_ORDER)
+    assert "%.01 = phi" in theirs
+    assert ours == theirs
