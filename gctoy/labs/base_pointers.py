@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..ir import instructions as I
@@ -34,6 +35,7 @@ from ..ir.values import Constant, Function, Value
 from ..passes import base_pointers as bp
 from ..passes.naming import NameUniquer
 from ..passes import rewrite_statepoints as rs
+from ..passes.rs4gc_analyze import bases
 from . import LabFailure, LabReport, call_student
 from .random_functions import random_function
 
@@ -301,18 +303,14 @@ def _stress_run(student: Callable) -> tuple[int, int]:
             wanted = answer_names(base)
             return next(x for x in _gc_values(v.parent.parent) if here(x) == wanted)
 
-    def compiled() -> Any:
-        module = parse_module(_STRESS)
-        run_pass(module, "rewrite-statepoints-for-gc")
-        return module
-
-    reference = run_module(compiled(), gc="none")
-    original = rs.BaseFinder
-    rs.BaseFinder = StudentBases  # the pass looks its BaseFinder up in its module when it runs
-    try:
-        module = compiled()
-    finally:
-        rs.BaseFinder = original
+    reference_module = parse_module(_STRESS)
+    run_pass(reference_module, "rewrite-statepoints-for-gc")
+    reference = run_module(reference_module, gc="none")
+    # the pass's phases, with the student's bases in place of its own
+    phases = tuple((name, partial(bases, finder_class=StudentBases) if name == "bases" else phase)
+                   for name, phase in rs.PHASES)
+    module = parse_module(_STRESS)
+    rs.rewrite_module(module, phases=phases)
     try:
         result = run_module(module, stress=True, verify=True)
     except Exception as error:  # a heap the verifier rejects, a wild pointer

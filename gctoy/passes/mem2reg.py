@@ -39,6 +39,45 @@ def is_promotable(alloca: I.Alloca, users: list[I.Instruction]) -> bool:
     return alloca.count is None
 
 
+def _phi_order(fn: Function, allocas: list[I.Alloca], index: dict[int, int], dt: DominatorTree) -> list[int]:
+    """The order in which LLVM's mem2reg places the phis of ``allocas`` (indexes into the list).
+
+    LLVM promotes an alloca with no use, one with a single store that dominates every load, and one
+    used in a single block where no load comes before a store at once (they need no phi) and takes
+    it off its list by moving the *last* alloca into its place: the allocas left are then visited in
+    that shuffled order, which decides which phi is ``.0`` and which ``.01``."""
+    stores: list[list[tuple[BasicBlock, int]]] = [[] for _ in allocas]
+    loads: list[list[tuple[BasicBlock, int]]] = [[] for _ in allocas]
+    for b in fn.blocks:
+        for n, inst in enumerate(b.instructions):
+            if isinstance(inst, I.Store) and id(inst.pointer) in index:
+                stores[index[id(inst.pointer)]].append((b, n))
+            elif isinstance(inst, I.Load) and id(inst.pointer) in index:
+                loads[index[id(inst.pointer)]].append((b, n))
+
+    def needs_no_phi(k: int) -> bool:
+        st, ld = stores[k], loads[k]
+        if len(st) == 1:
+            (sb, sn), = st
+            if all((b is sb and n > sn) or (b is not sb and dt.dominates(sb, b)) for b, n in ld):
+                return True
+        blocks = {id(b) for b, _ in st + ld}
+        if len(blocks) <= 1:
+            first = min((n for _, n in st), default=None)
+            return first is None or all(n > first for _, n in ld)
+        return False
+
+    order = list(range(len(allocas)))
+    i = 0
+    while i < len(order):
+        if needs_no_phi(order[i]):
+            order[i] = order[-1]
+            order.pop()
+        else:
+            i += 1
+    return order
+
+
 def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = None) -> list[I.Phi]:
     """Promote ``allocas`` of ``fn`` (all must be promotable); returns the phis that remain."""
     if not allocas:
@@ -64,7 +103,8 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
                     use_blocks[k].append(b)
     phi_for: dict[tuple[int, int], I.Phi] = {}
     owner: dict[int, int] = {}
-    for k, a in enumerate(allocas):
+    for k in _phi_order(fn, allocas, index, dt):
+        a = allocas[k]
         defs = {id(b) for b in def_blocks[k]}
         live_in: set[int] = set()
         work = list(use_blocks[k])

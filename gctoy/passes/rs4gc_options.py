@@ -15,6 +15,8 @@ STATEPOINT_STRATEGIES = ("statepoint-example", "coreclr")
 #: the intrinsic a compiled function calls to leave for the interpreter, and what it becomes
 DEOPTIMIZE = "llvm.experimental.deoptimize"
 DEOPTIMIZE_TARGET = "__llvm_deoptimize"
+#: element-wise atomic copies: calls that may reach a safepoint; RS4GC calls a runtime function instead
+ELEMENT_ATOMIC_COPIES = ("llvm.memcpy.element.unordered.atomic.", "llvm.memmove.element.unordered.atomic.")
 
 
 @dataclass
@@ -61,7 +63,7 @@ def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> 
         return True
     name = fn.name or ""
     if name.startswith("llvm."):
-        return not (is_statepoint_name(name) or name.startswith(DEOPTIMIZE))
+        return not (is_statepoint_name(name) or name.startswith(DEOPTIMIZE) or name.startswith(ELEMENT_ATOMIC_COPIES))
     return is_library_call(call, module, llvm)
 
 

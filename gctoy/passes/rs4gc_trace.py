@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from ..ir.analysis.numbering import LocalNames
 from ..ir.parser import parse_module
 from ..ir.printer import print_function
-from ..ir.values import Constant, Function, GlobalValue
+from ..ir.values import Constant, GlobalValue
 from .rewrite_statepoints import RS4GCOptions, SafepointRecord, rewrite_module
+from .rs4gc_state import FunctionState
 
 #: what each phase does, in the book's words
 PHASE_NOTES = {
@@ -79,15 +80,16 @@ def trace_rs4gc(text: str, function: str, options: RS4GCOptions | None = None) -
     module = parse_module(text)
     snaps: list[PhaseSnapshot] = []
 
-    def observe(phase: str, fn: Function, records: list[SafepointRecord]) -> None:
+    def observe(phase: str, state: FunctionState) -> None:
+        fn = state.fn
         if fn.name != function:
             return
         names = LocalNames(fn)
         ref = _namer(names)
         calls = []
-        for r in records:
+        for r in state.records:
             call = r.statepoint if r.statepoint is not None and r.statepoint.parent is not None else r.call
-            bases = tuple((ref(v), ref(r.bases.get(id(v), v))) for v in r.live)
+            bases = tuple((ref(v), ref(state.base_of(v))) for v in r.live)
             relocs = _pairs(r, ref)
             calls.append(CallSnapshot(_call_text(call, ref), tuple(ref(v) for v in r.live), bases,
                                       tuple(ref(v) for v, _ in r.remat.values()), relocs))

@@ -1,0 +1,249 @@
+"""Constructs on which gctoy's RewriteStatepointsForGC must do what LLVM 14 and LLVM 19 do (opt as the oracle)."""
+from __future__ import annotations
+
+from gctoy.ir import parse_module, print_module
+from gctoy.llvm_tools import run_opt
+from gctoy.passes import run
+
+
+def canonical(llvm, text: str) -> str:
+    """``text`` as ``llvm``'s opt prints it, without the module header; fails if opt rejects it."""
+    r = run_opt(llvm.opt, ["-S", "-passes=verify"], text)
+    assert r.returncode == 0, f"LLVM {llvm.version} rejects:\n{r.stderr}\n{text}"
+    return "\n".join(line for line in r.stdout.splitlines() if not line.startswith(("; ModuleID", "source_filename")))
+
+
+def both(llvm, typed_text: str, opt_args: list[str] | None = None) -> tuple[str, str]:
+    """(LLVM's output, gctoy's output) of RS4GC on the same module (typed for 14, opaque for 19), printed by LLVM."""
+    text = typed_text if llvm.version < 15 else print_module(parse_module(typed_text, "test.ll"), opaque=True)
+    src = canonical(llvm, text)
+    theirs = run_opt(llvm.opt, ["-S", "-passes=rewrite-statepoints-for-gc", *(opt_args or [])], src)
+    assert theirs.returncode == 0, theirs.stderr
+    m = parse_module(src, "test.ll")
+    run(m, "rewrite-statepoints-for-gc" if llvm.version == 14 else f"rewrite-statepoints-for-gc<llvm={llvm.version}>")
+    return canonical(llvm, theirs.stdout), canonical(llvm, print_module(m, opaque=llvm.version >= 15))
+
+# ---------------------------------------------------------------------------
+# TBAA: a tag that says the memory is immutable loses that flag in a rewritten function
+
+TBAA = """
+declare void @safepoint()
+
+define i32 @old_format(i32 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  %v = load i32, i32 addrspace(1)* %p, !tbaa !0
+  call void @safepoint() [ "deopt"() ]
+  store i32 %v, i32 addrspace(1)* %p, !tbaa !10
+  ret i32 %v
+}
+
+define i32 @new_format(i32 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  %v = load i32, i32 addrspace(1)* %p, !tbaa !4
+  call void @safepoint() [ "deopt"() ]
+  ret i32 %v
+}
+
+define i32 @not_rewritten(i32* %p) {
+entry:
+  %v = load i32, i32* %p, !tbaa !10
+  ret i32 %v
+}
+
+!0 = !{!1, !2, i64 0, i64 1}
+!1 = !{!"base", !2, i64 0, !2, i64 4}
+!2 = !{!"int", !3}
+!3 = !{!"root"}
+!4 = !{!5, !6, i64 0, i64 4, i64 1}
+!5 = !{!3, i64 8, !"base.new", !6, i64 0, i64 4}
+!6 = !{!3, i64 4, !"int.new"}
+!10 = !{!1, !2, i64 4, i64 1}
+"""
+
+
+def test_immutable_tbaa_tags_become_mutable(llvm):
+    theirs, ours = both(llvm, TBAA)
+    assert ", i64 1}" not in theirs
+    assert ours == theirs
+
+
+def test_an_unshared_tag_is_rewritten_in_place():
+    m = parse_module(TBAA, "tbaa.ll")
+    run(m, "rewrite-statepoints-for-gc")
+    text = print_module(m)
+    assert "!0 = !{!1, !2, i64 0}" in text and "!4 = !{!5, !6, i64 0, i64 4}" in text
+    assert "!10 = !{!1, !2, i64 4}" in text
+
+
+def test_a_shared_tag_gets_a_new_node():
+    m = parse_module(TBAA.replace("!6 = !{!3, i64 4, !\"int.new\"}", "!6 = !{!3, i64 4, !\"int.new\"}\n!7 = !{!0}"),
+                     "tbaa.ll")
+    run(m, "rewrite-statepoints-for-gc")
+    text = print_module(m)
+    assert "!0 = !{!1, !2, i64 0, i64 1}" in text and "!11 = !{!1, !2, i64 0}" in text
+    assert "!tbaa !11" in text and "!tbaa !0" not in text
+
+
+NOT_REWRITTEN = """
+declare void @safepoint()
+declare {}* @llvm.invariant.start.p0i8(i64, i8* nocapture)
+declare i32 @h(i32*)
+
+define void @g(i32 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  call void @safepoint() [ "deopt"() ]
+  ret void
+}
+
+define i32 @no_gc(i32* dereferenceable(4) %p, i8* %q) {
+entry:
+  %v = load i32, i32* %p, !invariant.load !0
+  %t = call {}* @llvm.invariant.start.p0i8(i64 1, i8* %q)
+  %w = call i32 @h(i32* dereferenceable(4) %p) readonly
+  ret i32 %v
+}
+
+!0 = !{}
+"""
+
+
+def test_functions_without_a_gc_strategy_are_stripped_too(llvm):
+    theirs, ours = both(llvm, NOT_REWRITTEN)
+    assert "invariant.load" not in theirs and "invariant.start.p0" not in theirs.split("@no_gc")[1].split("}")[0]
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# gc.get.pointer.base / gc.get.pointer.offset are answered in place, before any statepoint
+
+POINTER_INTRINSICS = """
+declare i8 addrspace(1)* @llvm.experimental.gc.get.pointer.base.p1i8.p1i8(i8 addrspace(1)* readnone nocapture) nounwind readnone willreturn
+declare i64 @llvm.experimental.gc.get.pointer.offset.p1i8(i8 addrspace(1)* readnone nocapture) nounwind readnone willreturn
+declare void @foo()
+declare void @use(...) "gc-leaf-function"
+
+define i8 addrspace(1)* @loop(i8 addrspace(1)* %a, i64 %n) gc "statepoint-example" {
+entry:
+  br label %loop
+loop:
+  %p = phi i8 addrspace(1)* [ %a, %entry ], [ %q, %loop ]
+  %q = getelementptr i8, i8 addrspace(1)* %p, i64 8
+  %0 = call i64 @llvm.experimental.gc.get.pointer.offset.p1i8(i8 addrspace(1)* %q)
+  %b = call i8 addrspace(1)* @llvm.experimental.gc.get.pointer.base.p1i8.p1i8(i8 addrspace(1)* %q)
+  call void @foo() [ "deopt"(i64 %0) ]
+  call void (...) @use(i8 addrspace(1)* %b)
+  %c = icmp ult i64 %0, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret i8 addrspace(1)* %q
+}
+
+define i64 @no_call(i8 addrspace(1)* %a, i8 addrspace(1)* %b, i1 %c) gc "statepoint-example" {
+entry:
+  %x = select i1 %c, i8 addrspace(1)* %a, i8 addrspace(1)* %b
+  %y = getelementptr i8, i8 addrspace(1)* %x, i64 4
+  %o = call i64 @llvm.experimental.gc.get.pointer.offset.p1i8(i8 addrspace(1)* %y)
+  %0 = call i8 addrspace(1)* @llvm.experimental.gc.get.pointer.base.p1i8.p1i8(i8 addrspace(1)* %y)
+  call void (...) @use(i8 addrspace(1)* %0)
+  ret i64 %o
+}
+"""
+
+
+def test_pointer_base_and_offset_intrinsics_are_answered(llvm):
+    theirs, ours = both(llvm, POINTER_INTRINSICS)
+    assert "get.pointer" not in theirs.split("define")[1] and "sub i64" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# element-wise atomic copies are safepoints: they become statepoints of a runtime function that takes
+# each pointer as (base, offset)
+
+ATOMIC_COPIES = """
+declare void @llvm.memcpy.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* nocapture writeonly, i8 addrspace(1)* nocapture readonly, i64, i32 immarg)
+declare void @llvm.memmove.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* nocapture writeonly, i8 addrspace(1)* nocapture readonly, i64, i32 immarg)
+
+define void @copies(i8 addrspace(1)* %from, i64 %i, i8 addrspace(1)* %to, i64 %j, i64 %n) gc "statepoint-example" {
+entry:
+  %s = getelementptr inbounds i8, i8 addrspace(1)* %from, i64 %i
+  %d = getelementptr inbounds i8, i8 addrspace(1)* %to, i64 %j
+  call void @llvm.memcpy.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* align 8 %d, i8 addrspace(1)* align 8 %s, i64 %n, i32 1) [ "deopt"() ]
+  call void @llvm.memmove.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* align 8 %d, i8 addrspace(1)* align 8 %s, i64 %n, i32 8)
+  call void @llvm.memcpy.element.unordered.atomic.p1i8.p1i8.i64(i8 addrspace(1)* align 8 %d, i8 addrspace(1)* align 8 %from, i64 %n, i32 4) "gc-leaf-function"
+  ret void
+}
+"""
+
+
+def test_element_atomic_copies_become_statepoints_of_the_runtime_copy(llvm):
+    theirs, ours = both(llvm, ATOMIC_COPIES)
+    assert "@__llvm_memcpy_element_unordered_atomic_safepoint_1" in theirs
+    assert "@__llvm_memmove_element_unordered_atomic_safepoint_8" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# values held live for a moment are held even when they are constants: LLVM then declares @__tmp_use
+
+CONSTANT_BASES = """
+@global = external addrspace(1) global i8
+declare void @f()
+
+define i8 @constant_base(i64 %i) gc "statepoint-example" {
+entry:
+  %p = getelementptr i8, i8 addrspace(1)* @global, i64 %i
+  call void @f() [ "deopt"() ]
+  %v = load i8, i8 addrspace(1)* %p
+  ret i8 %v
+}
+
+define void @constant_deopt() gc "statepoint-example" {
+entry:
+  call void @f() [ "deopt"(i8 addrspace(1)* null) ]
+  ret void
+}
+"""
+
+
+def test_tmp_use_is_declared_for_constant_bases_and_deopt_values(llvm):
+    theirs, ours = both(llvm, CONSTANT_BASES)
+    assert "declare void @__tmp_use(...)" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# mem2reg names the phis of RS4GC's slots in LLVM's order: an alloca that needs no phi is taken off the
+# list by moving the last one into its place, so the slots left are visited in that order
+
+SLOT_ORDER = """
+declare i1 @cond() "gc-leaf-function"
+declare void @sp()
+
+define void @order(i64 addrspace(1)* %a, i64 addrspace(1)* %b) gc "statepoint-example" {
+entry:
+  br label %loop
+loop:
+  %pa = phi i64 addrspace(1)* [ %a, %entry ], [ %na, %join ]
+  %pb = phi i64 addrspace(1)* [ %b, %entry ], [ %nb, %join ]
+  %cur = phi i64 addrspace(1)* [ null, %entry ], [ %m, %join ]
+  %c = call i1 @cond()
+  %na = getelementptr i64, i64 addrspace(1)* %pa, i32 2
+  %nb = getelementptr i64, i64 addrspace(1)* %pb, i32 3
+  br i1 %c, label %left, label %right
+left:
+  br label %join
+right:
+  br label %join
+join:
+  %m = phi i64 addrspace(1)* [ %na, %left ], [ %nb, %right ]
+  call void @sp() [ "deopt"() ]
+  br label %loop
+}
+"""
+
+
+def test_slot_phis_are_named_in_llvms_order(llvm):
+    theirs, ours = both(llvm, SLOT_ORDER)
+    assert "%.01 = phi" in theirs
+    assert ours == theirs
