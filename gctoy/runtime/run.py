@@ -22,7 +22,7 @@ after each collection. ``gc="none"`` never collects (the heap must hold everythi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -57,7 +57,7 @@ class RootFinder(Protocol):
     def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
         """Base slots and (derived slot, base slot) pairs for the collector."""
 
-    def all_slots(self, machine) -> list[Slot]:
+    def all_slots(self, machine) -> Sequence[Slot]:
         """Every slot the design names as a base, found afresh (for the heap verifier)."""
 
 
