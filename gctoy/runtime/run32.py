@@ -50,7 +50,7 @@ from gctoy.ir.types import IntType, PointerType, Type
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, Slot
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
 from gctoy.runtime.owner import MachineOwner
-from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, RunResult, RunStats, allocate
+from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, GCMode, RunResult, RunStats, allocate
 from gctoy.runtime.verify_heap import verify_heap
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ class Runtime32(MachineOwner):
     """The guest runtime bound to one x86-32 machine."""
 
     compiled: CompiledModule32
-    gc: str = "none"
+    gc: GCMode = "none"
     stress: bool = False
     verify: bool = False
     semispace_size: int = DEFAULT_SEMISPACE
@@ -422,7 +422,7 @@ class Runtime32(MachineOwner):
         return machine.reg("eax")
 
 
-def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = False, entry: str = "main",
+def run_module32(module, gc: GCMode = "none", stress: bool = False, verify: bool = False, entry: str = "main",
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None,
