@@ -257,10 +257,10 @@ def compare_shadow_stack_lowering(source: str, ours: str) -> str:
     return compare_with_llc14(source, ours, "shadow-stack-gc-lowering")
 
 
-def _llc14(ir_text: str, args: tuple[str, ...], out: str) -> None:
-    """Run llc (``-O2`` unless ``args`` name an ``-O`` level) on ``ir_text``, writing ``out``."""
+def _llc14(llc: str, ir_text: str, args: tuple[str, ...], out: str) -> None:
+    """Run ``llc`` (``-O2`` unless ``args`` name an ``-O`` level) on ``ir_text``, writing ``out``."""
     opt_level = () if any(a.startswith("-O") for a in args) else ("-O2",)
-    done = subprocess.run([llc14_path(), *opt_level, *args, "-o", out, "-"], input=ir_text,
+    done = subprocess.run([llc, *opt_level, *args, "-o", out, "-"], input=ir_text,
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
@@ -269,24 +269,26 @@ def _llc14(ir_text: str, args: tuple[str, ...], out: str) -> None:
 def llc14_asm(ir_text: str, *args: str) -> str:
     """The x86-64 assembly LLVM 14's llc (``-O2`` and ``args``) makes of some IR; ``NO_LLC`` where llc
     is not installed (RuntimeError with llc's message if it refuses the IR)."""
-    if llc14_path() is None:
+    llc = llc14_path()
+    if llc is None:
         return NO_LLC
     with tempfile.TemporaryDirectory(prefix="gctoy-llc14-") as tmp:
         out = os.path.join(tmp, "module.s")
-        _llc14(ir_text, args, out)
+        _llc14(llc, ir_text, args, out)
         with open(out, encoding="utf-8") as f:
             return f.read()
 
 
 def _with_object(ir_text: str, args: tuple[str, ...], tool: list[str] | None, missing: str) -> str:
     """Compile ``ir_text`` to an object file with llc and run ``tool`` (argv without the file) on it."""
-    if llc14_path() is None:
+    llc = llc14_path()
+    if llc is None:
         return NO_LLC
     if tool is None:
         return missing
     with tempfile.TemporaryDirectory(prefix="gctoy-llc14-") as tmp:
         obj = os.path.join(tmp, "module.o")
-        _llc14(ir_text, ("-filetype=obj", *args), obj)
+        _llc14(llc, ir_text, ("-filetype=obj", *args), obj)
         done = subprocess.run([*tool, obj], capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(done.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn, TypedDict
 
 from .errors import GCToyError, IRParseError, VerifyError
 from .fileio import OutputClosed, OutputError, write_output
@@ -22,7 +23,7 @@ from .stackmap.command import cmd_readobj
 class _OneLineParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one error line and a short usage line, exit status 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         if message.startswith("unrecognized arguments: "):
             unknown = message.removeprefix("unrecognized arguments: ").split()[0]
             message = f"unknown option '{unknown}'"
@@ -332,6 +333,13 @@ def _llc_x86_32(args) -> int:
     return _write_lines(parts, args.output)
 
 
+class _Budget(TypedDict):
+    """The bounds of a run, passed on to the runtime (None: unbounded)."""
+
+    max_instructions: int | None
+    max_seconds: float | None
+
+
 def cmd_run(argv: list[str]) -> int:
     """``gctoy run``: run a program on the emulated machine under the moving collector."""
     p = argparse.ArgumentParser(prog="gctoy run", description="Run @main on Unicorn under gctoy's moving "
@@ -370,7 +378,7 @@ def cmd_run(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.max_instructions < 0 or not 0 <= args.max_seconds < float("inf"):
         p.error("--max-instructions and --max-seconds take a number that is not negative (0: no limit)")
-    budget = {"max_instructions": args.max_instructions or None, "max_seconds": args.max_seconds or None}
+    budget: _Budget = {"max_instructions": args.max_instructions or None, "max_seconds": args.max_seconds or None}
     from .runtime.run import gc_strategy_warning, run_module, run_object, trace_collection
     from .runtime.shadowstack import lower_for_shadow_stack
 
@@ -429,11 +437,12 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 1
 
 def _silence_stdout() -> None:
     """Point the real standard output at /dev/null, so the flush at exit cannot fail again."""
-    if sys.stdout is not sys.__stdout__:
+    out = sys.stdout
+    if out is not sys.__stdout__ or out is None:
         return  # captured (tests): nothing is flushed at exit
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, out.fileno())
         os.close(devnull)
     except (OSError, ValueError):
         pass

@@ -121,10 +121,11 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _stdout_fd() -> int | None:
     """The file descriptor of the real standard output, or None when output is captured."""
-    if sys.stdout is not sys.__stdout__:
+    out = sys.stdout
+    if out is not sys.__stdout__ or out is None:
         return None
     try:
-        return sys.stdout.fileno()
+        return out.fileno()
     except (OSError, ValueError, AttributeError):
         return None
 

@@ -9,11 +9,14 @@ also the legacy pass manager's pass flags (``opt -rewrite-statepoints-for-gc``, 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from .errors import GCToyError
 
-#: option name -> (kind, which pass reads it); kind is "bool" or "int"
-LLVM_FLAGS: dict[str, tuple[str, str]] = {
+#: the value an option takes
+FlagKind = Literal["bool", "int"]
+#: option name -> (kind, which pass reads it)
+LLVM_FLAGS: dict[str, tuple[FlagKind, str]] = {
     # PlaceSafepoints
     "spp-no-entry": ("bool", "place-safepoints"),
     "spp-no-call": ("bool", "place-safepoints"),

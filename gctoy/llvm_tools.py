@@ -125,12 +125,13 @@ def _where() -> str:
 def find_llvm(version: int) -> tuple[LLVMTools | None, str]:
     """All three tools of LLVM `version`, or None and a sentence saying what is missing."""
     found = {name: find_tool(name, version) for name in TOOL_NAMES}
-    missing = [name for name, path in found.items() if path is None]
-    if missing:
+    opt, llc, llvm_readobj = found["opt"], found["llc"], found["llvm-readobj"]
+    if opt is None or llc is None or llvm_readobj is None:
+        missing = [name for name, path in found.items() if path is None]
         reason = (f"LLVM {version} not installed: {', '.join(missing)} not found{_where()} "
                   f"(apt-get install llvm-{version})")
         return None, reason
-    tools = LLVMTools(version=version, opt=found["opt"], llc=found["llc"], llvm_readobj=found["llvm-readobj"])
+    tools = LLVMTools(version=version, opt=opt, llc=llc, llvm_readobj=llvm_readobj)
     return tools, ""
 
 

@@ -434,9 +434,9 @@ def run_assembly(text: str, *, arch: str = "x86_64", max_steps: int = MAX_ASM_ST
         else:
             result.stopped = f"stopped after {max_steps} instructions (the step limit)"
     except Exception as error:  # noqa: BLE001
-        pc = getattr(error, "pc", None)
+        fault_pc = getattr(error, "pc", None)
         message = str(error)
-        result.problem = Problem("run", message, source_of.get(pc) if pc is not None else None)
+        result.problem = Problem("run", message, source_of.get(fault_pc) if fault_pc is not None else None)
         result.stopped = f"fault after {len(result.steps)} instructions"
     finally:
         close = getattr(machine, "close", None)
@@ -515,7 +515,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from gctoy.inputs import InputError, read_text_input
 
-    parser = argparse.ArgumentParser(prog="python -m gctoy.workbench", description=main.__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m gctoy.workbench",
+                                     description=(main.__doc__ or "").partition("\n")[0])
     parser.add_argument("input", help="a file of LLVM IR (or x86 assembly with --assembly); - for standard input")
     parser.add_argument("--assembly", action="store_true", help="assemble and single-step x86 assembly")
     parser.add_argument("--target", choices=TARGETS, default="x86-64")

@@ -11,8 +11,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: packages and modules with no mypy error (the others are listed in the house rules' open work)
-TYPED_CLEAN = ["gctoy/coreclr", "gctoy/emu", "gctoy/stackmap", "gctoy/strategy.py"]
+#: packages with no mypy error (the others, ir, passes and codegen, are listed in the house rules' open work)
+TYPED_CLEAN_PACKAGES = ["gctoy/coreclr", "gctoy/emu", "gctoy/stackmap", "gctoy/runtime", "gctoy/viz",
+                        "gctoy/widgets", "gctoy/labs", "tools"]
+#: ... and every module at the top of the package (a new one joins the list by being there)
+TYPED_CLEAN = TYPED_CLEAN_PACKAGES + sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "gctoy").glob("*.py"))
+
+
+def _mypy(*targets: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent", *targets],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
 def test_ruff_finds_nothing():
@@ -30,6 +38,19 @@ def test_ruff_sees_a_planted_problem(tmp_path):
 
 
 def test_mypy_finds_nothing_in_the_clean_packages():
-    r = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent", *TYPED_CLEAN],
-                       cwd=ROOT, capture_output=True, text=True, timeout=600)
+    r = _mypy(*TYPED_CLEAN)
     assert r.returncode == 0 and "Success" in r.stdout, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_mypy_sees_a_planted_problem(tmp_path):
+    """The configuration checks what the clean list relies on: Optional misuse, a wrong Literal, and an
+    ignore without an error code."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from gctoy.runtime.trace_views import Marker\n"
+                   "def f(x: int | None) -> int:\n"
+                   "    return x + 1\n"
+                   "m: Marker = 'here'\n"
+                   "y: int = 'a'  # type: ignore\n")
+    r = _mypy("--config-file", str(ROOT / "pyproject.toml"), str(bad))
+    assert r.returncode == 1, r.stdout
+    assert "[operator]" in r.stdout and "[assignment]" in r.stdout and "[ignore-without-code]" in r.stdout, r.stdout

@@ -13,10 +13,19 @@ holding GC pointers, the pushed arguments holding GC pointers and how many bytes
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 #: x86 register numbers as the fully interruptible table writes them (RRR), ESP never used.
 REG_NAMES = ("EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI")
 REG_NUMBERS = {name: i for i, name in enumerate(REG_NAMES)}
+
+#: what a decoded entry is: pointer-table entries (all three encodings), the header's bytes and the info
+#: tables' (epilogs, no-GC regions, untracked slots, frame-variable lifetimes)
+EntryKind = Literal[
+    "reg-live", "reg-dead", "push", "push-non-ptr", "pop", "kill", "skip", "prefix", "end", "call", "this",
+    "iptr", "shortcut", "fixup", "fixup2", "trailing", "method-size", "arg-tab-offset", "epilog",
+    "no-gc-region", "untracked", "lifetime",
+]
 
 
 @dataclass(frozen=True)
@@ -26,7 +35,7 @@ class TableEntry:
     start: int  # byte offset of the entry's first byte in the blob
     end: int  # byte offset just past the entry
     code_offset: int | None  # running code offset once the entry is applied (None: no code offset)
-    kind: str  # short machine-readable kind, e.g. "reg-live", "push", "call", "skip", "end"
+    kind: EntryKind
     text: str | None  # what gcdump prints after the bytes column; None = printed with the next line
 
 

@@ -66,6 +66,8 @@ CALL_SITE_REPORT_ORDER = ("EDI", "ESI", "EBX", "EBP")
 
 #: Where a live reference is: a register, a pushed argument, an untracked slot or a tracked one.
 RefKind = Literal["register", "pushed-arg", "untracked", "lifetime"]
+#: the part of a method a code offset is in, as the runtime sees it
+CodeRegion = Literal["prolog", "epilog", "body"]
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ def _as_decoded(info_or_bytes: MethodGCInfo | bytes, version: int, legacy: bool)
     return _decoded(data, version, legacy), data
 
 
-def code_region(info: MethodGCInfo, code_offset: int) -> tuple[str, int]:
+def code_region(info: MethodGCInfo, code_offset: int) -> tuple[CodeRegion, int]:
     """The runtime's view of ``code_offset``: ``("prolog", n)``, ``("epilog", n bytes in)`` or ``("body", 0)``."""
     h = info.header
     if code_offset < h.prolog_size:
@@ -140,9 +142,7 @@ def _scan(decoded: DecodedMethod, data: bytes, cur_offs: int, regs_offs: int | N
     and are always asked at the return address.
     """
     hdr = decoded.info.header
-    region = decoded.region("pointer table")
-    assert region is not None  # every decoded method has one (empty or not)
-    start = region.start
+    start = decoded.pointer_table.start
     module = pointer_table_module(hdr)
     if hdr.interruptible:
         return module.scan(data, start, hdr, cur_offs, regs_offs=regs_offs, partial_arg_info=partial_arg_info)

@@ -243,6 +243,14 @@ class DecodedMethod:
         """The region called ``name``, if the blob has it."""
         return next((r for r in self.regions if r.name == name), None)
 
+    @property
+    def pointer_table(self) -> Region:
+        """The pointer table's region (every decoded blob ends with one, empty or not)."""
+        region = self.region("pointer table")
+        if region is None:
+            raise ValueError("a DecodedMethod without a pointer table")  # decode_with_entries always adds it
+        return region
+
 
 def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: bool = False) -> DecodedMethod:
     """Decode a whole blob and keep every region's byte span and entries."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import DecodeError
 from .codecs import U32_MAX, decode_dword, decode_unsigned
-from .entries import TableEntry
+from .entries import EntryKind, TableEntry
 from .header import InfoHdr
 from .ptrtab_esp_encode import canonical_ops
 from .ptrtab_esp_model import CALLEE_SAVED, MASK_BITS, MAX_PENDING, PATTERNS, EspTable, Op, check_header, read_byte
@@ -28,7 +28,7 @@ class _Parser:
         self.skips: list[tuple[bool, int, int]] = []  # (small, byte start, code offset after)
         self.depth = 0
 
-    def entry(self, start: int, kind: str, text: str | None) -> None:
+    def entry(self, start: int, kind: EntryKind, text: str | None) -> None:
         self.entries.append(TableEntry(start, self.pos, self.cur, kind, text))
 
     def flush(self) -> None:

@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 from dataclasses import dataclass
+from typing import Literal
 
 import keystone
 
@@ -274,6 +275,10 @@ def assemble_untrusted(
     return code
 
 
+#: what went wrong: other bytes than the line means, Keystone's RIP-relative bug, or lengths that disagree
+MismatchKind = Literal["mismatch", "rip-relative", "length"]
+
+
 @dataclass(frozen=True)
 class Mismatch:
     """One place where the bytes do not say what the source line meant."""
@@ -282,7 +287,7 @@ class Mismatch:
     address: int
     disassembly: str
     reason: str
-    kind: str = "mismatch"  # "mismatch", "rip-relative", "length"
+    kind: MismatchKind = "mismatch"
     intended_bytes: bytes | None = None
 
     def explain(self) -> str:
@@ -343,7 +348,8 @@ def _rip_fix(insn, disp: int) -> bytes | None:
     return raw[: off - 1] + sib_form + (disp & 0xFFFFFFFF).to_bytes(4, "little") + raw[off + 4 :]
 
 
-def _compare_operands(line: SourceLine, insn, arch: str, syntax: str) -> tuple[str, str, bytes | None] | None:
+def _compare_operands(line: SourceLine, insn, arch: str,
+                      syntax: str) -> tuple[MismatchKind, str, bytes | None] | None:
     """(kind, reason, intended bytes) when the operands differ, else None."""
     wanted = parse_operands(line, syntax, arch)
     got = _capstone_operands(insn)

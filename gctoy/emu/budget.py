@@ -17,7 +17,7 @@ import bisect
 import struct
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from unicorn import UC_ERR_FETCH_PROT, Uc, UcError
 
@@ -39,9 +39,10 @@ STACK_GUARD = 0x10000
 class BudgetExceeded(EmulationFault):
     """The guest used up its instruction budget or its wall-clock budget."""
 
-    def __init__(self, message: str, pc: int, disassembly: str = "", kind: str = "instructions") -> None:
+    def __init__(self, message: str, pc: int, disassembly: str = "",
+                 kind: Literal["instructions", "seconds"] = "instructions") -> None:
         super().__init__(message, pc, disassembly)
-        self.kind = kind  # "instructions" or "seconds"
+        self.kind = kind
 
 
 @dataclass

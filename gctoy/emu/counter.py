@@ -177,7 +177,7 @@ class NativeBlockCounter:
 
         self.state = _State(limit=NO_LIMIT, enabled=1)
         self.state.emu_stop = ctypes.cast(uclib.uc_emu_stop, ctypes.c_void_p).value
-        self._tables: list[ctypes.Array] = [None, None]  # type: ignore[list-item]
+        self._tables: list[ctypes.Array | None] = [None, None]
         handle = ctypes.c_size_t()
         status = uclib.uc_hook_add(
             uc._uch, ctypes.byref(handle), UC_HOOK_BLOCK, ctypes.c_void_p(hook_address),

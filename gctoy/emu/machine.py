@@ -186,7 +186,7 @@ class Machine(NativeCalls):
         engine = self.uc
         if isinstance(engine, ClosedEngine):
             return
-        self.uc = ClosedEngine()  # type: ignore[assignment]
+        self.uc = ClosedEngine()  # type: ignore[assignment]  # a stand-in for Uc that raises on every use
         self._block_insns.clear()
         # Unicorn's own finalizer closes the engine once; calling it now is what the cycle
         # collector would do later (a Unicorn without it is left to the collector).

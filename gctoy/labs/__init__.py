@@ -13,9 +13,12 @@ a useful message on a plausible wrong solution.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["LabFailure", "call_student", "LabReport"]
+if TYPE_CHECKING:
+    from ..ir.values import Function
+
+__all__ = ["LabFailure", "call_student", "LabReport", "parsed_function"]
 
 T = TypeVar("T")
 
@@ -52,3 +55,13 @@ def call_student(function: Callable[..., T], what: str, *args: Any, **kwargs: An
         raise
     except Exception as error:
         raise LabFailure(f"{name} raised {type(error).__name__}: {error}\n  while {what}.") from error
+
+
+def parsed_function(text: str, name: str) -> Function:
+    """The function ``@name`` of a fresh parse of the IR ``text`` (KeyError when the module has none)."""
+    from ..ir import parse_module
+
+    fn = parse_module(text).get_function(name)
+    if fn is None:
+        raise KeyError(f"no function @{name} in the module")
+    return fn

@@ -36,7 +36,7 @@ from ..passes import base_pointers as bp
 from ..passes.naming import NameUniquer
 from ..passes import rewrite_statepoints as rs
 from ..passes.rs4gc_analyze import bases
-from . import LabFailure, LabReport, call_student
+from . import LabFailure, LabReport, call_student, parsed_function
 from .random_functions import random_function
 
 __all__ = ["NewBase", "check", "gctoy_bases", "llvm14_agreement", "EXAMPLES"]
@@ -180,10 +180,10 @@ def gctoy_bases(text: str, function: str) -> dict[str, str]:
     after value with one cache, and a later value may then reuse a base phi made for an earlier
     one (the lab leaves that cache out; the lattice's answer is the same otherwise).
     """
-    count = len(_gc_values(parse_module(text).get_function(function)))
+    count = len(_gc_values(parsed_function(text, function)))
     out = {}
     for index in range(count):
-        fn = parse_module(text).get_function(function)
+        fn = parsed_function(text, function)
         names = LocalNames(fn)
         v = _gc_values(fn)[index]
         beside: dict[int, Value] = {}  # id(inserted base phi/select) -> the phi/select it was made for
@@ -223,7 +223,7 @@ def _why(names: LocalNames, v: Value, given: str, expected: str) -> str:
 
 
 def _compare(label: str, text: str, function: str, student: Callable, expected: dict[str, str]) -> int:
-    fn = parse_module(text).get_function(function)
+    fn = parsed_function(text, function)
     names = LocalNames(fn)
     given = call_student(student, f"finding the bases in {label}", fn)
     if not isinstance(given, dict):
@@ -287,21 +287,22 @@ def _stress_run(student: Callable) -> tuple[int, int]:
     from ..passes import run as run_pass
     from ..runtime.run import run_module
 
-    answers_fn = parse_module(_STRESS).get_function("main")
+    answers_fn = parsed_function(_STRESS, "main")
     answer_names = LocalNames(answers_fn)
     answers = call_student(student, "finding the bases of the GC-stress program", answers_fn)
     by_name = {answer_names(v): b for v, b in answers.items()}
 
     class StudentBases(bp.BaseFinder):
         def find_base(self, v: Value) -> Value:
-            here = LocalNames(v.parent.parent)
+            fn = self.names.function
+            here = LocalNames(fn)
             base = by_name.get(here(v))
             if base is None or isinstance(base, NewBase):
                 return super().find_base(v)  # the pass inserts the base phi/select itself
             if isinstance(base, Constant):
                 return bp.ConstantNull(v.type)
             wanted = answer_names(base)
-            return next(x for x in _gc_values(v.parent.parent) if here(x) == wanted)
+            return next(x for x in _gc_values(fn) if here(x) == wanted)
 
     reference_module = parse_module(_STRESS)
     run_pass(reference_module, "rewrite-statepoints-for-gc")

@@ -211,7 +211,7 @@ def _blobs(text: str) -> list[tuple[str, bytes, int]]:
     out = []
     for name, info in module_gcinfo(compiled).items():
         blob = encode(info)
-        out.append((name, blob, decoded_method(blob).region("pointer table").start))
+        out.append((name, blob, decoded_method(blob).pointer_table.start))
     return out
 
 
@@ -269,12 +269,12 @@ def check(decoder: Callable, *, tables: bool = True, seeds: Iterable[int] = (11,
     lines = []
     sites = 0
     hdr = InfoHdr(ebp_frame=True)
-    tables = _tables() if tables else []
-    for what, table in tables:
+    hand_made = _tables() if tables else []
+    for what, table in hand_made:
         data = b"\x00\x11" + ebp.encode_table(table, hdr)      # the table is not at offset 0 in a blob either
         sites += _compare(decoder, data, 2, f"table with {what}")
-    if tables:
-        lines.append(f"{len(tables)} tables written by gctoy's encoder, every form: {sites} call sites read right")
+    if hand_made:
+        lines.append(f"{len(hand_made)} tables written by gctoy's encoder, every form: {sites} call sites read right")
     blobs = real_sites = 0
     for seed in seeds:
         for name, blob, pos in _blobs(_program(seed)):

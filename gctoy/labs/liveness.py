@@ -20,11 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..ir import instructions as I
-from ..ir import parse_module
 from ..ir.analysis import LocalNames
 from ..ir.values import Function
 from ..passes.rs4gc_liveness import OrderedLiveness
-from . import LabFailure, LabReport, call_student
+from . import LabFailure, LabReport, call_student, parsed_function
 from .random_functions import random_function
 
 __all__ = ["check", "gctoy_live_sets", "EXAMPLES"]
@@ -124,12 +123,14 @@ def _calls(fn: Function) -> list[I.CallBase]:
 def _where(names: LocalNames, call: I.CallBase, index: int) -> str:
     what = f"{names(call)} = " if call.name is not None or str(call.type) != "void" else ""
     kind = "invoke" if isinstance(call, I.Invoke) else "call"
-    return f"statepoint {index} ({what}{kind} @{call.callee_name} in block {names(call.parent)})"
+    block = call.parent
+    assert block is not None, "a call of a parsed function is in a block"
+    return f"statepoint {index} ({what}{kind} @{call.callee_name} in block {names(block)})"
 
 
 def gctoy_live_sets(text: str, function: str) -> list[set[str]]:
     """gctoy's own answer (RS4GC's liveness): for each call in order, the names live across it."""
-    fn = parse_module(text).get_function(function)
+    fn = parsed_function(text, function)
     names = LocalNames(fn)
     live = OrderedLiveness(fn)
     return [{names(v) for v in live.live_at(call)} for call in _calls(fn)]
@@ -139,6 +140,7 @@ def _phi_elsewhere(fn: Function, names: LocalNames, value: str, call: I.CallBase
     """A phi that takes ``value`` from a predecessor other than the call's block, if any."""
     for block in fn.blocks:
         for phi in block.phis():
+            assert isinstance(phi, I.Phi)
             for v, pred in phi.incoming:
                 if names(v) == value and pred is not call.parent:
                     return (f"{names(phi)} in block {names(block)} takes {value} only on the edge from "
@@ -179,7 +181,7 @@ def _explain(fn: Function, names: LocalNames, call: I.CallBase, missing: set[str
 
 
 def _compare(label: str, text: str, function: str, student: Callable, expected: list[set[str]]) -> int:
-    fn = parse_module(text).get_function(function)
+    fn = parsed_function(text, function)
     names = LocalNames(fn)
     given = call_student(student, f"computing the live sets of {label}", fn)
     if not isinstance(given, dict):
@@ -206,7 +208,7 @@ def check(live_across: Callable[[Function], dict], generated: int = 12) -> LabRe
         expected = gctoy_live_sets(text, function)
         calls += _compare(label, text, function, live_across, expected)
         values += sum(len(s) for s in expected)
-    loops = sum(1 for _, text, function in cases if _has_back_edge(parse_module(text).get_function(function)))
+    loops = sum(1 for _, text, function in cases if _has_back_edge(parsed_function(text, function)))
     return LabReport("gctoy.labs.liveness", [
         f"{len(cases)} functions ({len(EXAMPLES)} from the seed and the chapter, {generated} generated; {loops} with "
         f"loops): {calls} calls, {values} live GC pointers in all, the same sets as gctoy's RS4GC liveness",

@@ -197,7 +197,7 @@ def _offsets(data: bytes) -> dict[str, int]:
     """Byte offset of each field of the section, under the names :func:`_fields` uses."""
     from ..viz.stackmap import annotated_hexdump
 
-    offsets = {}
+    offsets: dict[str, int] = {}
     for row in annotated_hexdump(data):
         name = row.field
         for value_name in (".Offset", ".SmallConstant", ".ConstantIndex"):

@@ -201,10 +201,12 @@ class _Run:
     def clear_cards(self) -> None:
         pass
 
-    def go(self) -> None:
+    def go(self) -> int:
+        """Run ``@main``; the young boundary it set."""
         self.machine.call("main")
         if self.boundary is None:
             raise AssertionError("the lab program never called @young_begins")
+        return self.boundary
 
 
 class _GctoyRun(_Run):
@@ -256,13 +258,13 @@ def check(write_barrier) -> LabReport:
     stores = references = cards = 0
     for name, text in PROGRAMS.items():
         student = _StudentRun(text, write_barrier)
-        student.go()
+        boundary = student.go()
         dirty = student.cards.dirty()
         bad = {b for b in student.cards.bytes if b not in (0, CARD_DIRTY)}
         if bad:
             raise LabFailure(f"program {name}: the card table holds {sorted(bad)}; mark a card with "
                              f"CARD_DIRTY ({CARD_DIRTY}).")
-        needed = old_to_young(student.heap, student.boundary)
+        needed = old_to_young(student.heap, boundary)
         missed = [(o, f, v) for o, f, v in needed if card_of(o) not in dirty]
         if missed:
             obj, field, value = missed[0]

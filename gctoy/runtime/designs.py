@@ -28,7 +28,7 @@ from gctoy.codegen.x86_32 import CompiledModule32
 from gctoy.ir import parse_module
 from gctoy.passes import run as run_pass
 from gctoy.runtime.elfload import LoadedObject
-from gctoy.runtime.run import Runtime
+from gctoy.runtime.run import GCMode, Runtime
 from gctoy.runtime.shadowstack import FRAME_MAP_PREFIX, ROOT_CHAIN, lower_for_shadow_stack
 from gctoy.stackmap import emit
 
@@ -48,7 +48,7 @@ class Built:
     target: str = "x86-64"
 
 
-def make_runtime(built: Built, *, gc: str = "semispace", stress: bool = False, semispace_size: int = 1 << 20,
+def make_runtime(built: Built, *, gc: GCMode = "semispace", stress: bool = False, semispace_size: int = 1 << 20,
                  roots=None):
     """The runtime of the built program's target (x86-32 programs get the GC-info root finder)."""
     if built.target == "x86-32":

@@ -22,10 +22,10 @@ after each collection. ``gc="none"`` never collects (the heap must hold everythi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from gctoy.emu import Machine
 from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
@@ -40,7 +40,9 @@ from gctoy.runtime.stackwalk import SiteTable, StackWalkError, all_base_slots, r
 from gctoy.runtime.verify_heap import verify_heap
 
 RUNTIME_ENTRIES = ("gc_alloc", "do_safepoint", "gc_collect", "print_i64")
-GC_MODES = ("semispace", "none")
+#: what a runtime does when the heap is full: copy the live objects (walking the roots), or give up
+GCMode = Literal["semispace", "none"]
+GC_MODES: tuple[GCMode, ...] = ("semispace", "none")
 
 
 class UnsupportedProgram(GCToyError):
@@ -58,7 +60,7 @@ class RootFinder(Protocol):
     def find(self, machine) -> tuple[list[Slot], list[tuple[Slot, Slot]]]:
         """Base slots and (derived slot, base slot) pairs for the collector."""
 
-    def all_slots(self, machine) -> list[Slot]:
+    def all_slots(self, machine) -> Sequence[Slot]:
         """Every slot the design names as a base, found afresh (for the heap verifier)."""
 
 
@@ -141,7 +143,7 @@ class Runtime(MachineOwner):
     def __init__(
         self,
         loaded: LoadedObject,
-        gc: str = "semispace",
+        gc: GCMode = "semispace",
         stress: bool = False,
         verify: bool = False,
         semispace_size: int = DEFAULT_SEMISPACE,
@@ -240,7 +242,7 @@ class Runtime(MachineOwner):
         return RunResult(list(self.printed), self.machine.signed(value), self.stats)
 
 
-def allocate(heap: Heap, nfields: int, ptrmask: int, collected: bool, gc: str) -> int:
+def allocate(heap: Heap, nfields: int, ptrmask: int, collected: bool, gc: GCMode) -> int:
     """``heap.alloc``, with an exhausted heap told as such: what is live and what could not run."""
     try:
         return heap.alloc(nfields, ptrmask)
@@ -257,7 +259,7 @@ def allocate(heap: Heap, nfields: int, ptrmask: int, collected: bool, gc: str) -
 
 def run_object(
     path: str | Path | bytes,
-    gc: str = "semispace",
+    gc: GCMode = "semispace",
     stress: bool = False,
     verify: bool = False,
     entry: str = "main",
@@ -304,7 +306,7 @@ def compiled_unwind_table(compiled) -> UnwindTable:
 
 def run_module(
     module,
-    gc: str = "semispace",
+    gc: GCMode = "semispace",
     stress: bool = False,
     verify: bool = False,
     entry: str = "main",

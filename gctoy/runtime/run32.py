@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from gctoy.codegen.frame32 import place_arguments, stack_words
 from gctoy.codegen.x86_32 import DIV_HELPERS, CompiledModule32, compile_module32
@@ -50,8 +50,11 @@ from gctoy.ir.types import IntType, PointerType, Type
 from gctoy.runtime.collector import Collection, CollectionLog, Collector, Slot
 from gctoy.runtime.heap import DEFAULT_SEMISPACE, Heap
 from gctoy.runtime.owner import MachineOwner
-from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, RunResult, RunStats, allocate
+from gctoy.runtime.run import GC_MODES, RUNTIME_ENTRIES, GCMode, RunResult, RunStats, allocate
 from gctoy.runtime.verify_heap import verify_heap
+
+if TYPE_CHECKING:
+    from gctoy.runtime.stackwalk32 import MethodTable
 
 I64 = IntType(64)
 PTR = PointerType(IntType(8), 1)
@@ -82,6 +85,17 @@ class RootFinder32(Protocol):
 
     def find(self, machine: Machine) -> tuple[list[Slot], list[Slot]]:
         """Slots holding object pointers, and slots holding interior pointers."""
+
+
+@runtime_checkable
+class SuspendableRoots32(RootFinder32, Protocol):
+    """A root finder that also walks from wherever the guest stopped (suspension, hijacked returns)."""
+
+    #: return-address slots a suspension hijacked -> the return address they held
+    hijacked: dict[int, int]
+
+    def methods(self, machine: Machine) -> MethodTable:
+        """The table of the guest's methods and their GC info."""
 
 
 def _signed64(value: int) -> int:
@@ -154,7 +168,7 @@ class Runtime32(MachineOwner):
     """The guest runtime bound to one x86-32 machine."""
 
     compiled: CompiledModule32
-    gc: str = "none"
+    gc: GCMode = "none"
     stress: bool = False
     verify: bool = False
     semispace_size: int = DEFAULT_SEMISPACE
@@ -178,7 +192,7 @@ class Runtime32(MachineOwner):
         self.heap = Heap(self.machine, self.semispace_size)
         self.collector = Collector(self.heap)
         self.stats = RunStats(gc=self.collector.stats)
-        serve = {"gc_alloc": self._gc_alloc, "do_safepoint": self._do_safepoint,
+        serve: dict[str, Callable[..., int | None]] = {"gc_alloc": self._gc_alloc, "do_safepoint": self._do_safepoint,
                  "gc_collect": self._gc_collect, "print_i64": self._print_i64,
                  **{name: self._divider(op) for op, name in DIV_HELPERS.items()}}
         for name in self.compiled.natives:
@@ -194,7 +208,8 @@ class Runtime32(MachineOwner):
         assert self.roots is not None
         self.machine.check_budget("before a collection")
         slots, interior = self.roots.find(self.machine)
-        return self._collect_found(slots, interior, lambda: self.roots.find(self.machine)[0])
+        roots = self.roots
+        return self._collect_found(slots, interior, lambda: roots.find(self.machine)[0])
 
     def _collect_found(self, slots: list[Slot], interior: list[Slot], again: Callable[[], list[Slot]]) -> Collection:
         """Collect from found roots; the verifier checks the object slots ``again()`` finds afresh."""
@@ -292,8 +307,9 @@ class Runtime32(MachineOwner):
 
         if every <= 0:
             raise Runtime32Error("interrupt_every must be positive")
-        self.hijack_stub = None
+        self.hijack_stub: int | None = None
         if self.gc != "none":
+            self._suspendable_roots()
             self.hijack_stub = self.machine.register_native(HIJACK_NATIVE, self._on_hijack, nargs=2,
                                                             convention="jit32", signed_args=False)
         enter32(self.machine, entry, [], [])
@@ -334,12 +350,14 @@ class Runtime32(MachineOwner):
         from gctoy.runtime.stackwalk32 import return_address_slot, roots_of32, walk_from
 
         machine = self.machine
-        if self.gc == "none" or self.roots is None or machine.pc == self.hijack_stub:
+        stub = self.hijack_stub
+        if self.gc == "none" or stub is None or machine.pc == stub:
             return "resumed"  # (a hijacked method that just returned into the stub is collected there)
-        for slot, original in list(self.roots.hijacked.items()):
+        roots = self._suspendable_roots()
+        for slot, original in list(roots.hijacked.items()):
             machine.write_word(slot, original)
-            del self.roots.hijacked[slot]
-        methods = self.roots.methods(machine)
+            del roots.hijacked[slot]
+        methods = roots.methods(machine)
         pc = machine.pc
         found = methods.lookup(pc)
         if found is None:
@@ -355,17 +373,24 @@ class Runtime32(MachineOwner):
 
             def walk() -> tuple[list[Slot], list[Slot]]:
                 frames = walk_from(machine, methods, pc, machine.sp, machine.reg("ebp"), active=True,
-                                   hijacked=self.roots.hijacked)
+                                   hijacked=roots.hijacked)
                 return roots_of32(frames)
 
             slots, interior = walk()
             self._collect_found(slots, interior, lambda: walk()[0])
             return "collected"
         slot = return_address_slot(machine, blob, offset)
-        self.roots.hijacked[slot] = machine.read_u32(slot)
+        roots.hijacked[slot] = machine.read_u32(slot)
         self._hijack = (slot, info.header.return_kind)
-        machine.write_word(slot, self.hijack_stub)
+        machine.write_word(slot, stub)
         return "hijacked"
+
+    def _suspendable_roots(self) -> SuspendableRoots32:
+        """The root finder, which must walk from wherever the guest stopped."""
+        if not isinstance(self.roots, SuspendableRoots32):
+            raise Runtime32Error("stopping the guest anywhere needs a root finder that walks from any pc "
+                                 "(stackwalk32.GCInfoRoots)")
+        return self.roots
 
     def _on_hijack(self, _ecx: int, _edx: int) -> int:
         """The hijacked method returned into the stub: its caller is at a call site. Collect (the
@@ -375,12 +400,13 @@ class Runtime32(MachineOwner):
 
         machine = self.machine
         slot, kind = self._hijack
-        original = self.roots.hijacked.pop(slot)
+        roots = self._suspendable_roots()
+        original = roots.hijacked.pop(slot)
         sp = machine.sp
 
         def walk() -> tuple[list[Slot], list[Slot]]:
-            slots, interior = roots_of32(walk_from(machine, self.roots.methods(machine), original, sp,
-                                                   machine.reg("ebp"), active=False, hijacked=self.roots.hijacked))
+            slots, interior = roots_of32(walk_from(machine, roots.methods(machine), original, sp,
+                                                   machine.reg("ebp"), active=False, hijacked=roots.hijacked))
             role = RETURN_KIND_ROOTS.get(kind)
             if role == "object":
                 slots.append("eax")
@@ -396,7 +422,7 @@ class Runtime32(MachineOwner):
         return machine.reg("eax")
 
 
-def run_module32(module, gc: str = "none", stress: bool = False, verify: bool = False, entry: str = "main",
+def run_module32(module, gc: GCMode = "none", stress: bool = False, verify: bool = False, entry: str = "main",
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None,

@@ -36,7 +36,7 @@ compiled by ``llc``).
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gctoy.emu.image import DATA_BASE, SECTION_BASE, STACK_BASE, STACK_TOP
@@ -120,12 +120,12 @@ def shadow_stack_chain(machine, head: int, names: dict[int, str] | None = None) 
     return [read_entry(machine, e, names) for e in entries(machine, head)]
 
 
-def visit_gc_roots(machine, head: int, visitor: Callable[[Slot, int], None] | None = None) -> list[Slot]:
+def visit_gc_roots(machine, head: int, visitor: Callable[[int, int], None] | None = None) -> list[int]:
     """The seed's visitGCRoots: ``visitor(root, meta)`` for every root, metadata roots first per entry.
 
-    Returns the root slots in visiting order.
+    Returns the root slots (their addresses) in visiting order.
     """
-    out: list[Slot] = []
+    out: list[int] = []
     for address in entries(machine, head):
         entry = read_entry(machine, address)
         for i, slot in enumerate(entry.roots):  # [0, NumMeta) with Meta[i], then with null
@@ -161,7 +161,7 @@ class ShadowStackRoots:
             return [], []
         return list(dict.fromkeys(visit_gc_roots(machine, self.head))), []
 
-    def all_slots(self, machine) -> list[Slot]:
+    def all_slots(self, machine) -> Sequence[Slot]:
         """Every root slot, walked afresh (for the heap verifier)."""
         return [] if self.head is None else visit_gc_roots(machine, self.head)
 

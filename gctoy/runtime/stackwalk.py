@@ -216,10 +216,10 @@ def frame_slots(
         raise StackWalkError(f"{where}: odd number of base/derived locations")
     pairs = []
     for i in range(0, len(rest), 2):
-        base = _slot(machine, rest[i], sp, rbp, innermost, where, context)
-        derived = _slot(machine, rest[i + 1], sp, rbp, innermost, where, context)
+        base_slot = _slot(machine, rest[i], sp, rbp, innermost, where, context)
+        derived_slot = _slot(machine, rest[i + 1], sp, rbp, innermost, where, context)
         lanes = _lanes(rest[i], rest[i + 1])
-        pairs += [(_lane(base, k), _lane(derived, k)) for k in range(lanes)]
+        pairs += [(_lane(base_slot, k), _lane(derived_slot, k)) for k in range(lanes)]
     return tuple(pairs), tuple(reversed(objects))
 
 

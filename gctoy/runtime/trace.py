@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from gctoy.emu.budget import DEFAULT_MAX_SECONDS
 from gctoy.emu.image import RETURN_TRAP
-from gctoy.runtime.run import Runtime, load_compiled
+from gctoy.runtime.run import GCMode, Runtime, load_compiled
 from gctoy.runtime.stackwalk import frame_slots, walk
 from gctoy.runtime.trace_code import CALL_MNEMONICS, TraceCode
 from gctoy.runtime.trace_recorder import Recorder, cheney_forwarding, collection_view
@@ -280,7 +280,7 @@ def record_trace(
     program,
     *,
     entry: str = "main",
-    gc: str = "semispace",
+    gc: GCMode = "semispace",
     stress: bool = False,
     verify: bool = True,
     semispace_size: int = 0x1000,

@@ -7,7 +7,7 @@ from gctoy.emu.image import CODE_BASE
 from gctoy.ir.instructions import Phi
 from gctoy.runtime.collector import Slot
 from gctoy.runtime.stackwalk import Frame, SiteTable
-from gctoy.runtime.trace_views import DisasmLine
+from gctoy.runtime.trace_views import DisasmLine, Marker
 
 #: The mnemonics of calls (a call inside the focus window is stepped over).
 CALL_MNEMONICS = ("call",)
@@ -84,7 +84,7 @@ class TraceCode:
             return self.stub_names[target]
         return self.labels.get(target, [f"{target:#x}"])[0]
 
-    def window(self, center: int, marker: str, radius: int) -> tuple[DisasmLine, ...]:
+    def window(self, center: int, marker: Marker, radius: int) -> tuple[DisasmLine, ...]:
         """The instructions around the one at ``center``, that one marked."""
         k = self.index[center]
         lines = []

@@ -18,6 +18,8 @@ WORD = 8
 #: When a state was taken: at the entry, after one instruction, at a call into the runtime, right
 #: after a collection, at the return.
 StateKind = Literal["start", "step", "safepoint", "collected", "returned"]
+#: an instruction of the window: "pc" executes next; "caller": the call the runtime was entered from
+Marker = Literal["pc", "caller", ""]
 
 
 class TraceError(GCToyError):
@@ -32,7 +34,7 @@ class DisasmLine:
     hex: str
     text: str
     labels: tuple[str, ...]  # code labels placed at this address
-    marker: str  # "pc": executes next; "caller": the call the runtime was entered from; ""
+    marker: Marker
     statepoint: str | None  # the statepoint label when this is a statepoint's call
     target: str | None  # what a direct call calls ("gc_collect", "build")
 

@@ -40,8 +40,13 @@ from ._graphviz import graphviz_module
 class LivenessLike(Protocol):
     """What the drawing needs from a liveness analysis (``gctoy.ir.analysis.Liveness`` fits)."""
 
-    live_in: Mapping[BasicBlock, Iterable[Value]]
-    live_out: Mapping[BasicBlock, Iterable[Value]]
+    @property
+    def live_in(self) -> Mapping[BasicBlock, Iterable[Value]]:
+        """Values live on entry to each block."""
+
+    @property
+    def live_out(self) -> Mapping[BasicBlock, Iterable[Value]]:
+        """Values live on exit from each block."""
 
     def live_after(self, inst: I.Instruction) -> Iterable[Value]:
         """Values live just after ``inst``."""

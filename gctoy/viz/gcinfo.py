@@ -18,8 +18,12 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
-from ..coreclr.entries import TableEntry
+from ..coreclr.entries import EntryKind, TableEntry
+
+if TYPE_CHECKING:
+    from ..coreclr.gcrefs import CodeRegion
 
 #: Background colour of each region name (others get grey).
 REGION_COLOURS = {
@@ -52,7 +56,7 @@ class ByteRow:
     end: int
     region: str
     code_offset: int | None
-    kind: str
+    kind: EntryKind | Literal["gap"]  # "gap": bytes no entry explains
     text: str
 
 
@@ -129,7 +133,7 @@ class OffsetPage:
     """What the explorer shows for one code offset: the entries in force and the live references."""
 
     offset: int
-    where: str  # "prolog", "epilog" or "body"
+    where: CodeRegion
     highlight: frozenset[int]  # start bytes of the entries that describe this offset
     refs: tuple[str, ...]  # live references, as the runtime would report them for the innermost frame
     caller_refs: tuple[str, ...]  # ... and for a frame whose return address is this offset

@@ -63,7 +63,7 @@ def safe_point_kinds_text(kinds: Iterable[PointKind]) -> str:
 
 def strategy_rows(strategies: Iterable[GCStrategy]) -> list[tuple[str, ...]]:
     """One row of ``STRATEGY_COLUMNS`` per strategy, in the given order."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for s in strategies:
         llvm = ", ".join(name for name, on in s.llvm14_fields().items() if on) or "-"
         rows.append((s.name, _yes(s.use_statepoints), _yes(s.init_roots), _yes(s.custom_roots),

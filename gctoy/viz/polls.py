@@ -13,6 +13,8 @@ import html
 import itertools
 
 from gctoy.ir import parse_module
+from gctoy.ir.module import Module
+from gctoy.ir.values import Function
 from gctoy.ir.printer import print_function
 from gctoy.viz.html import PRE_STYLE as _PRE
 from gctoy.passes import run
@@ -37,14 +39,21 @@ def placed_polls(before: str, after: str) -> int:
     return sum(1 for line in added if "call" in line and ("safepoint" in line or "poll" in line))
 
 
+def _function(module: Module, name: str) -> Function:
+    fn = module.get_function(name)
+    if fn is None:
+        raise KeyError(f"no function @{name} in the module")
+    return fn
+
+
 def poll_pages(ir_text: str, function: str) -> dict[str, str]:
     """Label ('entry + backedge + call polls', ...) -> page, for the 8 combinations of the switches."""
-    original = print_function(parse_module(ir_text).get_function(function))
+    original = print_function(_function(parse_module(ir_text), function))
     pages: dict[str, str] = {}
     for off in itertools.chain.from_iterable(itertools.combinations(SWITCHES, k) for k in range(len(SWITCHES) + 1)):
         module = parse_module(ir_text)
         run(module, _options(off))
-        after = print_function(module.get_function(function))
+        after = print_function(_function(module, function))
         kept = [name.removeprefix("no-") for name in SWITCHES if name not in off]
         label = " + ".join(kept) + " polls" if kept else "no polls"
         rows = []

@@ -101,7 +101,9 @@ class PhaseLiveness:
 def snapshot_module(source: str, snapshot: PhaseSnapshot, function: str) -> Module:
     """The module of ``source`` with ``function`` replaced by the snapshot's text (intrinsics declared)."""
     rest = parse_module(source)
-    rest.remove_function(rest.get_function(function))
+    old = rest.get_function(function)
+    if old is not None:
+        rest.remove_function(old)
     return parse_module(snapshot.ir + "\n" + print_module(rest), f"<{snapshot.phase}>",
                         implicit_declarations=True)
 
@@ -165,6 +167,7 @@ def phase_pages(source: str, function: str, options: RS4GCOptions | None = None,
     for k, snap in enumerate(snaps):
         module = snapshot_module(source, snap, function)
         fn = module.get_function(function)
+        assert fn is not None, "the snapshot's text defines the function"
         texts = _instruction_texts(fn)
         changed = [inst for inst in fn.instructions() if k > 0 and texts[id(inst)] not in before]
         across = _pass_live_sets(fn, module, snap) if snap.phase in ANALYSIS_PHASES else None

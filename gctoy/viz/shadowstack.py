@@ -158,10 +158,10 @@ def snapshot(chain: list[ShadowStackEntry], done: Collection, heap, head: int, n
         entries.append(EntryView(depth, e.function, e.address, e.next, e.frame_map, e.num_roots, e.num_meta,
                                  e.meta, roots))
     names: dict[int, list[str]] = {}
-    for e in entries:
-        for r in e.roots:
+    for view in entries:
+        for r in view.roots:
             if r.after:
-                names.setdefault(r.after, []).append(root_name(e, r))
+                names.setdefault(r.after, []).append(root_name(view, r))
     addresses = heap.objects()
     objects = []
     for obj in addresses[:MAX_OBJECTS]:

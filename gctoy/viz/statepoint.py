@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..ir.printer import print_operand
 from ..ir.statepoint import Statepoint, StatepointForm
+from ..ir.values import ConstantInt
 
 _HEADER = {
     StatepointForm.OLDEST: ["target", "#call args", "<unused>"],   # seed 001: "i64 <unused>", later the flags
@@ -64,7 +65,9 @@ def statepoint_layout(sp: Statepoint, *, opaque: bool = False) -> list[OperandSl
     sections = [("deopt", "deopt value")] if sp.form is StatepointForm.OLDEST else [
         ("transition", "transition value"), ("deopt", "deopt value")]
     for what, role in sections:
-        count = args[k].value  # type: ignore[attr-defined]
+        count_operand = args[k]
+        assert isinstance(count_operand, ConstantInt), "a verified statepoint's argument counts are constants"
+        count = count_operand.value
         suffix = " (always 0)" if sp.form is StatepointForm.MODERN and count == 0 else ""
         add(k, f"#{what} args{suffix}")
         k += 1

@@ -8,6 +8,7 @@ can be tested without a browser. Colours work on light and dark backgrounds (the
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from gctoy.workbench import AsmResult, CodeLine, Problem, RecordLink, RunOutcome, Stage, summary_text
 
@@ -60,7 +61,7 @@ def stages_html(stages: list[Stage], which: int | None = None) -> str:
             f'<table>{"".join(rows)}</table></div>')
 
 
-def code_html(code: list[CodeLine], records: list[RecordLink] = (), highlight: int | None = None,
+def code_html(code: list[CodeLine], records: Sequence[RecordLink] = (), highlight: int | None = None,
               current: int | None = None) -> str:
     """The machine code: address, bytes, instruction; calls with a record are tinted, ``highlight``'s call
     (a record index) and the instruction at ``current`` (an address) stand out."""
@@ -85,15 +86,15 @@ def code_html(code: list[CodeLine], records: list[RecordLink] = (), highlight: i
     return f'{STYLE}<div class="gctoy-wb"><table>{"".join(rows)}</table></div>'
 
 
-def records_html(records: list[RecordLink], highlight: int | None = None,
-                 frame_maps: list[tuple[str, str]] = ()) -> str:
+def records_html(records: Sequence[RecordLink], highlight: int | None = None,
+                 frame_maps: Sequence[tuple[str, str]] = ()) -> str:
     """The stack-map records (or GC-info call sites), each with its call's address and its locations; after
     a shadow-stack lowering, each function's FrameMap (NumRoots, NumMeta, the metadata) instead."""
     if frame_maps:
-        rows = "".join(f"<tr><td>@{_e(fn)}</td><td>{_e(text)}</td></tr>" for fn, text in frame_maps)
+        maps = "".join(f"<tr><td>@{_e(fn)}</td><td>{_e(text)}</td></tr>" for fn, text in frame_maps)
         return (f'{STYLE}<div class="gctoy-wb"><div>shadow stack: no stack map; the collector walks the '
                 f"chain of StackEntry records, each pointing at its function's FrameMap "
-                f"({{NumRoots, NumMeta}}, then the metadata)</div><table>{rows}</table></div>")
+                f"({{NumRoots, NumMeta}}, then the metadata)</div><table>{maps}</table></div>")
     if not records:
         return f'{STYLE}<div class="gctoy-wb">(no stack-map records: the program has no safepoints)</div>'
     rows = []

@@ -17,10 +17,11 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from ..runtime.trace import LIST3, Trace, record_trace
+from ..runtime.trace_views import StateKind
 from ..viz.machine import state_html
 
 #: Which states each navigation button looks for (``None``: just the next one).
-BUTTON_KINDS = {"step": None, "next safepoint": "safepoint", "collect": "collected"}
+BUTTON_KINDS: dict[str, StateKind | None] = {"step": None, "next safepoint": "safepoint", "collect": "collected"}
 
 
 class SafepointStepper(widgets.VBox):

@@ -27,6 +27,9 @@ IR_TABS = ("IR", "machine code", "stack map", "run", "stepper")
 class Workbench(widgets.VBox):
     """An editable program, a pipeline, and the panes of :func:`gctoy.workbench.run_ir` / ``run_assembly``."""
 
+    #: the box's rows (ipywidgets' trait, declared here for the type checker: ipywidgets has no type information)
+    children: tuple[widgets.Widget, ...]
+
     def __init__(self, source: str = "", *, mode: str = "IR",
                  steps: tuple[str, ...] = ("rewrite-statepoints-for-gc", "verify-safepoints"),
                  target: str = "x86-64", run: bool = True, height: str = "220px") -> None:
