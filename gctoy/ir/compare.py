@@ -67,7 +67,7 @@ def _function_key(f: Function, m: Module | None = None) -> tuple:
             extra = {k: v for k, v in vars(inst).items()
                      if k not in ("parent", "loc", "ops", "incoming", "args", "callee", "bundles", "value",
                                   "default", "cases", "normal", "unwind", "comments_before", "comment_after",
-                                  "legacy_pointer_syntax")}
+                                  "legacy_pointer_syntax", "_users")}
             if "fn_attrs" in extra:
                 extra["fn_attrs"] = _fn_attr_set(extra["fn_attrs"], m)
             for k in ("ret_attrs", "arg_attrs"):

@@ -21,6 +21,7 @@ from .types import (
     Type,
     VectorType,
 )
+from .uses import OperandList, add_use, drop_use, operand_list, operand_slot, pair
 from .values import BasicBlock, ConstantInt, Value
 
 BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
@@ -43,16 +44,34 @@ def swap_operands(items: list, old, new) -> int:
     return n
 
 
+def _get_parent(self) -> BasicBlock | None:
+    return self.__dict__["parent"]
+
+
+def _set_parent(self, block: BasicBlock | None) -> None:
+    d = self.__dict__
+    was = d.get("parent")
+    d["parent"] = block
+    if (was is None) != (block is None):
+        step = add_use if block is not None else drop_use
+        for v in self.operands:
+            step(v, self)
+
+
 class Instruction(Value):
     """Base class: a value computed by one instruction in a block."""
 
     opcode: str = "?"
     is_terminator = False
 
+    #: The block holding the instruction.  Setting it (to a block, or back to None) counts the
+    #: instruction's operands in their use lists (or drops them): only instructions in blocks use.
+    parent = property(_get_parent, _set_parent)
+
     def __init__(self, type: Type, name: str | None = None):
         self.type = type
         self.name = name
-        self.parent: BasicBlock | None = None
+        self.__dict__["parent"] = None
         #: ``!kind !N`` attachments as (kind, reference text) pairs.
         self.metadata: list[tuple[str, str]] = []
         #: (line, column) in the source file, when parsed.
@@ -78,16 +97,28 @@ class Instruction(Value):
         return self.parent.parent if self.parent is not None else None
 
     def erase(self) -> None:
-        """Remove this instruction from its block."""
-        if self.parent is not None:
-            self.parent.instructions.remove(self)
+        """Remove this instruction from its block (its operands lose this use)."""
+        block = self.parent
+        if block is not None:
+            block.instructions.remove(self)
             self.parent = None
+
+    def __copy__(self) -> "Instruction":
+        """A copy outside any block, with its own operand lists and no users."""
+        new = object.__new__(type(self))
+        d = {k: v for k, v in self.__dict__.items() if k != "_users"}
+        d["parent"] = None
+        new.__dict__.update(d)
+        for k, v in d.items():
+            if isinstance(v, OperandList):
+                setattr(new, k, list(v))
+        return new
 
 
 class SimpleInstruction(Instruction):
     """An instruction whose operands sit in ``self.ops``."""
 
-    ops: list[Value]
+    ops = operand_list("ops", doc="The operands, in order.")
 
     @property
     def operands(self) -> list[Value]:
@@ -308,10 +339,11 @@ class Phi(Instruction):
     """``phi T [ %v, %pred ], ...``."""
 
     opcode = "phi"
+    incoming = operand_list("incoming", pair, doc="The ``(value, block)`` pairs.")
 
     def __init__(self, type: Type, incoming: list[tuple[Value, BasicBlock]] | None = None, name: str | None = None):
         super().__init__(type, name)
-        self.incoming: list[tuple[Value, BasicBlock]] = list(incoming or [])
+        self.incoming = list(incoming or [])
 
     @property
     def operands(self) -> list[Value]:
@@ -375,6 +407,9 @@ class Switch(Instruction):
 
     opcode = "switch"
     is_terminator = True
+    value = operand_slot("value", doc="The value switched on.")
+    default = operand_slot("default", doc="The block taken when no case matches.")
+    cases = operand_list("cases", pair, doc="The ``(constant, block)`` cases.")
 
     def __init__(self, value: Value, default: BasicBlock, cases: list[tuple[ConstantInt, BasicBlock]] | None = None):
         super().__init__(VOID, None)

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from ..errors import VerifyError
 from . import instructions as I
 from .intrinsics import DEFAULT_STATEPOINT_ID, is_relocate_name, is_result_name, is_statepoint_name
+from .order import in_function_order
 from .types import I32, I64, TOKEN, FunctionType, PointerType, Type
-from .values import Argument, Attribute, ConstantInt, Function, Value
+from .values import Argument, Attribute, BasicBlock, ConstantInt, Function, Value
 
 
 class StatepointForm(enum.Enum):
@@ -151,23 +152,22 @@ class Statepoint:
 
     # -- users ---------------------------------------------------------------------------
     def relocates(self) -> list["GCRelocate"]:
-        """The ``gc.relocate`` calls tied to this statepoint (normal and exceptional paths)."""
-        fn = self.call.function
-        out = []
-        for inst in fn.instructions():
-            if isinstance(inst, I.Call) and is_relocate_name(inst.callee_name) and inst.args:
-                if token_statepoint(inst.args[0]) is self.call:
-                    out.append(GCRelocate(inst, self))
-        return out
+        """The ``gc.relocate`` calls tied to this statepoint (normal and exceptional paths), in
+        function order: the users of its token (and of its landing pad's), not a walk over the function."""
+        call = self.call
+        tokens: list[Value] = [call]
+        if isinstance(call, I.Invoke) and _first_unwinding_statepoint(call.unwind) is call:
+            tokens += _landing_pads(call.unwind)
+        found = [u for token in tokens for u in token.users
+                 if isinstance(u, I.Call) and is_relocate_name(u.callee_name) and u.args and u.args[0] is token]
+        return [GCRelocate(inst, self) for inst in in_function_order(found)]
 
     def result(self) -> I.Call | None:
-        """The ``gc.result`` call, if any."""
-        fn = self.call.function
-        for inst in fn.instructions():
-            if isinstance(inst, I.Call) and is_result_name(inst.callee_name) and inst.args \
-                    and inst.args[0] is self.call:
-                return inst
-        return None
+        """The ``gc.result`` call, if any (the first in function order)."""
+        call = self.call
+        found = [u for u in call.users
+                 if isinstance(u, I.Call) and is_result_name(u.callee_name) and u.args and u.args[0] is call]
+        return in_function_order(found)[0] if found else None
 
     @property
     def is_gc_transition(self) -> bool:
@@ -228,9 +228,26 @@ def token_statepoint(token: Value, unwinds: dict[int, I.Invoke] | None = None) -
         return token  # type: ignore[return-value]
     if isinstance(token, I.LandingPad) and token.parent is not None:
         if unwinds is None:
-            unwinds = statepoint_unwind_map(token.function)
+            return _first_unwinding_statepoint(token.parent)
         return unwinds.get(id(token.parent))
     return None
+
+
+def _landing_pads(block: BasicBlock) -> list[I.LandingPad]:
+    """The landing pads at the head of ``block`` (after its phis)."""
+    out = []
+    for inst in block.instructions:
+        if isinstance(inst, I.LandingPad):
+            out.append(inst)
+        elif not isinstance(inst, I.Phi):
+            break
+    return out
+
+
+def _first_unwinding_statepoint(block: BasicBlock) -> I.Invoke | None:
+    """The first (in function order) statepoint invoke that unwinds to ``block``, from the block's users."""
+    invokes = [u for u in block.users if isinstance(u, I.Invoke) and u.unwind is block and Statepoint.is_statepoint(u)]
+    return in_function_order(invokes)[0] if invokes else None
 
 
 def statepoint_unwind_map(fn: Function) -> dict[int, I.Invoke]:

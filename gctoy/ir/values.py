@@ -18,15 +18,40 @@ from .types import (
     Type,
 )
 
+from .uses import tracks_uses, users_map
+
 if TYPE_CHECKING:
     from .instructions import Instruction
 
 
 class Value:
-    """Anything an instruction can use as an operand."""
+    """Anything an instruction can use as an operand.
+
+    A value keeps a use list (see :mod:`gctoy.ir.uses`): the instructions in blocks that read it."""
 
     type: Type
     name: str | None = None
+    _tracks_uses = True
+
+    @property
+    def users(self) -> list["Instruction"]:
+        """The distinct instructions (in blocks) that read this value, in the order they began to."""
+        return list(users_map(self))
+
+    @property
+    def num_uses(self) -> int:
+        """How many operand slots of instructions in blocks read this value."""
+        return sum(users_map(self).values())
+
+    def has_users(self) -> bool:
+        """True if some instruction in a block reads this value."""
+        return bool(users_map(self))
+
+    def replace_all_uses_with(self, new: "Value") -> int:
+        """Make every instruction that reads this value read ``new``; returns the slots changed."""
+        if new is self:
+            return 0
+        return sum(user.replace_uses_of(self, new) for user in list(users_map(self)))
 
     def __repr__(self) -> str:
         """The value as messages name it: a typed operand in LLVM syntax (``i8* null``, ``i64 %x``)."""
@@ -54,7 +79,9 @@ class Value:
 
 
 class Constant(Value):
-    """A compile-time constant."""
+    """A compile-time constant (compared by content, so without a use list; globals have one)."""
+
+    _tracks_uses = False
 
 
 @dataclass(frozen=True, eq=True, repr=False)
@@ -238,6 +265,7 @@ class GlobalValue(Constant):
     # tokens such as dso_local, hidden, unnamed_addr, local_unnamed_addr
     qualifiers: tuple[str, ...] = ()
 
+    _tracks_uses = True
     __hash__ = object.__hash__
 
     def __eq__(self, other):
@@ -346,11 +374,14 @@ class Function(GlobalValue):
         return block
 
     def replace_all_uses(self, old: Value, new: Value) -> int:
-        """Replace every use of ``old`` in this function by ``new``; returns the count."""
-        count = 0
-        for inst in self.instructions():
-            count += inst.replace_uses_of(old, new)
-        return count
+        """Replace every use of ``old`` in this function by ``new``; returns the count.
+
+        Follows ``old``'s use list, so the cost is the number of its users, not the function's size."""
+        if new is old:
+            return sum(n for u, n in users_map(old).items() if u.function is self)
+        if not tracks_uses(old):  # a constant: no use list, so look at every instruction
+            return sum(inst.replace_uses_of(old, new) for inst in self.instructions())
+        return sum(u.replace_uses_of(old, new) for u in list(users_map(old)) if u.function is self)
 
     def string_attr(self, key: str) -> str | None:
         """A string function attribute, looking through attribute groups."""
@@ -366,8 +397,26 @@ class BasicBlock(Value):
     def __init__(self, name: str | None = None):
         self.name = name
         self.type = LABEL
-        self.instructions: list[Instruction] = []
+        self.instructions = []
         self.parent: Function | None = None
+
+    @property
+    def instructions(self) -> "InstructionList":
+        """The instructions, in order; adding one sets its ``parent``, removing one clears it."""
+        return self.__dict__["instructions"]
+
+    @instructions.setter
+    def instructions(self, items) -> None:
+        items = list(items)
+        old = self.__dict__.get("instructions")
+        if old:
+            keep = {id(i) for i in items}
+            for inst in old:
+                if id(inst) not in keep and inst.parent is self:
+                    inst.parent = None
+        self.__dict__["instructions"] = InstructionList(self, items)
+        for inst in items:
+            inst.parent = self
 
     @property
     def terminator(self) -> "Instruction | None":
@@ -418,6 +467,75 @@ class BasicBlock(Value):
                 break
             out.append(inst)
         return out
+
+
+class InstructionList(list):
+    """A block's instructions: an instruction put in sets its ``parent`` (its operands count as
+    uses); one taken out (still pointing at this block) gets ``parent = None`` (its uses go)."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: BasicBlock, items=()):
+        super().__init__(items)
+        self.block = block
+
+    def _enter(self, items) -> None:
+        for inst in items:
+            inst.parent = self.block
+
+    def _leave(self, items) -> None:
+        for inst in items:
+            if inst.parent is self.block:
+                inst.parent = None
+
+    def __setitem__(self, index, item) -> None:  # type: ignore[override]
+        old = self[index]
+        item = list(item) if isinstance(index, slice) else item
+        super().__setitem__(index, item)
+        self._leave(old if isinstance(index, slice) else (old,))
+        self._enter(item if isinstance(index, slice) else (item,))
+
+    def __delitem__(self, index) -> None:  # type: ignore[override]
+        old = self[index]
+        super().__delitem__(index)
+        self._leave(old if isinstance(index, slice) else (old,))
+
+    def __iadd__(self, items):  # type: ignore[override]
+        self.extend(items)
+        return self
+
+    def append(self, inst) -> None:
+        super().append(inst)
+        inst.parent = self.block
+
+    def extend(self, items) -> None:
+        items = list(items)
+        super().extend(items)
+        self._enter(items)
+
+    def insert(self, index, inst) -> None:
+        super().insert(index, inst)
+        inst.parent = self.block
+
+    def pop(self, index=-1):
+        inst = super().pop(index)
+        self._leave((inst,))
+        return inst
+
+    def remove(self, inst) -> None:
+        super().remove(inst)  # by identity: instructions have no equality of their own
+        self._leave((inst,))
+
+    def clear(self) -> None:
+        old = list(self)
+        super().clear()
+        self._leave(old)
+
+    def __copy__(self) -> list:
+        return list(self)
+
+    def __reduce_ex__(self, protocol):
+        return (list, (list(self),))
 
 
 @dataclass
