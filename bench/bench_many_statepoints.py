@@ -42,7 +42,8 @@ P = "i8 addrspace(1)*"
 
 
 def program(n: int) -> str:
-    """@main: two objects live across ``n`` calls of @leaf; returns the last call's value plus the objects' first words."""
+    """@main: two objects live across ``n`` calls of @leaf; returns the last call's value plus the
+    objects' first words."""
     lines = [f"declare {P} @gc_alloc(i64, i64)", "",
              "define i64 @leaf(i64 %x) {", "entry:", "  %y = add i64 %x, 1", "  ret i64 %y", "}", "",
              'define i64 @main() gc "statepoint-example" {', "entry:",

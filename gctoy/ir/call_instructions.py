@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .instructions import Instruction, swap_operands
+from .instruction_base import Instruction, swap_operands
 from .types import FunctionType
 from .uses import bundle_inputs, operand_list, operand_slot
-from .values import Attribute, BasicBlock, Function, Value, find_string_attr
+from .values import Attribute, BasicBlock, Function, Value, find_string_attr, resolve_attrs
 
 
 @dataclass
@@ -62,8 +62,6 @@ class CallBase(Instruction):
 
     def string_attr(self, key: str) -> str | None:
         """A string attribute of the call site (``"statepoint-id"``), looking through groups."""
-        from .module import resolve_attrs
-
         fn = self.function
         mod = getattr(fn, "module", None) if fn is not None else None
         return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)

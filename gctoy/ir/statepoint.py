@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 from ..errors import VerifyError
 from . import instructions as I
-from .intrinsics import DEFAULT_STATEPOINT_ID, is_relocate_name, is_result_name, is_statepoint_name
+from .intrinsics import DEFAULT_STATEPOINT_ID, RELOCATE, RESULT, base_name, is_relocate_name, is_result_name, is_statepoint_name
 from .order import in_function_order
-from .types import I32, I64, TOKEN, FunctionType, PointerType, Type
+from .types import I32, I64, TOKEN, FloatType, FunctionType, PointerType, Type, mangle
 from .values import Argument, Attribute, BasicBlock, ConstantInt, Function, Value
 
 
@@ -77,11 +77,9 @@ class Statepoint:
             fixed = ({0: I64, 1: I32, 3: I32, 4: I32}.get(k)
                      if args and not isinstance(args[0].type, PointerType) else None)
             if not isinstance(v, ConstantInt) or (fixed is not None and v.type != fixed):
-                from .printer import print_operand
-
                 want = str(fixed) if fixed is not None else "integer"
                 raise VerifyError(f"gc.statepoint {what} (argument {k}) must be a constant {want}, "
-                                  f"found '{print_operand(v)}'", loc)
+                                  f"found '{v!r}'", loc)
             if v.value < 0:
                 raise VerifyError(f"gc.statepoint {what} (argument {k}) must not be negative", loc)
             return v.value
@@ -430,9 +428,6 @@ def _retype_token_user(module, call: I.Call, token_ty: Type, form: StatepointFor
 
 
 def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str:
-    from .intrinsics import RELOCATE, RESULT, base_name
-    from .types import FloatType, mangle
-
     base = base_name(name)
     suffix = mangle(ftype.ret)
     if base == RESULT and form is StatepointForm.OLDEST:
@@ -443,11 +438,9 @@ def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str
 
 
 def _has_other_users(module, fn: Function, except_call) -> bool:
-    for f in module.definitions():
-        for inst in f.instructions():
-            if inst is not except_call and isinstance(inst, I.CallBase) and inst.callee is fn:
-                return True
-    return False
+    """True if a call in one of the module's functions other than ``except_call`` calls ``fn`` (its use list)."""
+    return any(u is not except_call and isinstance(u, I.CallBase) and u.callee is fn
+               and getattr(u.function, "_in_module", None) is module for u in fn.users)
 
 
 def target_attrs(target_type: Type, call_type: FunctionType) -> tuple[Attribute, ...]:

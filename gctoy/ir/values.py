@@ -7,7 +7,7 @@ unnamed and gets a slot number ``%N`` when printed).  Instructions live in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import Callable, Iterator
 
 from .types import (
     LABEL,
@@ -18,10 +18,18 @@ from .types import (
     Type,
 )
 
+from .floats import float_text
+from .names import escape_string, quote_name
 from .uses import tracks_uses, users_map
 
-if TYPE_CHECKING:
-    from .instructions import Instruction
+#: How a value is shown in messages: set by :mod:`gctoy.ir.printer` (which sits above this module)
+#: to print it as LLVM text; until then a value shows its name.
+_describe: list[Callable[["Value"], str]] = []
+
+
+def set_value_describer(describe: Callable[["Value"], str]) -> None:
+    """Make ``repr``/``str`` of every value use ``describe`` (the printer installs itself here)."""
+    _describe[:] = [describe]
 
 
 class Value:
@@ -34,7 +42,7 @@ class Value:
     _tracks_uses = True
 
     @property
-    def users(self) -> list["Instruction"]:
+    def users(self) -> list[Value]:
         """The distinct instructions (in blocks) that read this value, in the order they began to."""
         return list(users_map(self))
 
@@ -55,21 +63,16 @@ class Value:
 
     def __repr__(self) -> str:
         """The value as messages name it: a typed operand in LLVM syntax (``i8* null``, ``i64 %x``)."""
-        from .printer import print_instruction, print_operand
-
         ty = getattr(self, "type", None)
-        opaque = isinstance(ty, PointerType) and ty.pointee is None
         try:
-            if hasattr(self, "opcode") and not getattr(ty, "is_first_class", True):
-                return print_instruction(self, opaque=opaque)  # type: ignore[arg-type]
-            return print_operand(self, opaque=opaque)
+            if _describe:
+                return _describe[0](self)
         except Exception:  # a half-built value: its name (or its type) is all there is to show
-            from .names import quote_name
-
-            if self.name is not None:
-                sigil = "@" if isinstance(self, GlobalValue) else "%"
-                return f"{sigil}{quote_name(self.name)}"
-            return f"an unnamed value of type '{ty}'" if ty is not None else "an unnamed value"
+            pass
+        if self.name is not None:
+            sigil = "@" if isinstance(self, GlobalValue) else "%"
+            return f"{sigil}{quote_name(self.name)}"
+        return f"an unnamed value of type '{ty}'" if ty is not None else "an unnamed value"
 
     __str__ = __repr__
 
@@ -102,8 +105,6 @@ class ConstantFloat(Constant):
     @property
     def text(self) -> str:
         """The constant as LLVM prints it (``1.500000e+00``, ``0x3FB99999A0000000``, ``0xH3C00``)."""
-        from .floats import float_text
-
         return float_text(self.type.kind, self.bits)  # type: ignore[attr-defined]
 
 
@@ -212,8 +213,6 @@ class Attribute:
         if self.style == "group":
             return f"#{self.kind}"
         if self.style == "string":
-            from .names import escape_string
-
             key = f'"{escape_string(self.kind)}"'
             return key if self.value is None else f'{key}="{escape_string(str(self.value))}"'
         if self.type is not None:
@@ -233,6 +232,17 @@ class Attribute:
 def render_attrs(attrs: tuple[Attribute, ...] | list[Attribute], opaque: bool = False) -> str:
     """Attributes joined by spaces."""
     return " ".join(a.render(opaque) for a in attrs)
+
+
+def resolve_attrs(attrs: tuple[Attribute, ...], module) -> tuple[Attribute, ...]:
+    """Expand ``#N`` group references into the group's attributes (``module`` may be None)."""
+    out: list[Attribute] = []
+    for a in attrs:
+        if a.style == "group" and module is not None and a.kind in module.attribute_groups:
+            out.extend(module.attribute_groups[a.kind].attrs)
+        else:
+            out.append(a)
+    return tuple(out)
 
 
 def find_string_attr(attrs, key: str) -> str | None:
@@ -358,7 +368,7 @@ class Function(GlobalValue):
         """The entry block."""
         return self.blocks[0]
 
-    def instructions(self) -> Iterator["Instruction"]:
+    def instructions(self) -> Iterator[Value]:
         """Every instruction, block by block."""
         for b in self.blocks:
             yield from b.instructions
@@ -385,8 +395,6 @@ class Function(GlobalValue):
 
     def string_attr(self, key: str) -> str | None:
         """A string function attribute, looking through attribute groups."""
-        from .module import resolve_attrs
-
         mod = getattr(self, "module", None)
         return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)
 
@@ -419,7 +427,7 @@ class BasicBlock(Value):
             inst.parent = self
 
     @property
-    def terminator(self) -> "Instruction | None":
+    def terminator(self) -> "Value | None":
         """The last instruction if it is a terminator."""
         if self.instructions and self.instructions[-1].is_terminator:
             return self.instructions[-1]
@@ -437,33 +445,31 @@ class BasicBlock(Value):
                 seen.append(b)
         return seen
 
-    def append(self, inst: "Instruction") -> "Instruction":
+    def append(self, inst: Value) -> Value:
         """Add an instruction at the end."""
         inst.parent = self
         self.instructions.append(inst)
         return inst
 
-    def insert(self, index: int, inst: "Instruction") -> "Instruction":
+    def insert(self, index: int, inst: Value) -> Value:
         """Insert an instruction at ``index``."""
         inst.parent = self
         self.instructions.insert(index, inst)
         return inst
 
-    def insert_before(self, anchor: "Instruction", inst: "Instruction") -> "Instruction":
+    def insert_before(self, anchor: Value, inst: Value) -> Value:
         """Insert ``inst`` just before ``anchor``."""
         return self.insert(self.instructions.index(anchor), inst)
 
-    def insert_after(self, anchor: "Instruction", inst: "Instruction") -> "Instruction":
+    def insert_after(self, anchor: Value, inst: Value) -> Value:
         """Insert ``inst`` just after ``anchor``."""
         return self.insert(self.instructions.index(anchor) + 1, inst)
 
-    def phis(self) -> list["Instruction"]:
+    def phis(self) -> list[Value]:
         """The leading phi instructions."""
-        from .instructions import Phi
-
         out = []
         for inst in self.instructions:
-            if not isinstance(inst, Phi):
+            if getattr(inst, "opcode", None) != "phi":
                 break
             out.append(inst)
         return out

@@ -9,9 +9,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from op_count import count_lines, growth
+
 from gctoy.codegen import compile_module
 from gctoy.ir import parse_module
-from op_count import count_lines, growth
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_many_statepoints import program  # noqa: E402
@@ -21,7 +22,8 @@ P = "i8 addrspace(1)*"
 
 def statepoint_ir(n: int) -> str:
     """The benchmark's program after RS4GC, written out: ``n`` statepoints, each with a result and two relocates."""
-    lines = [f"declare {P} @gc_alloc(i64, i64)", "declare token @llvm.experimental.gc.statepoint.p0f_i64i64f(i64, i32, i64 (i64)*, i32, i32, ...)",
+    lines = [f"declare {P} @gc_alloc(i64, i64)",
+             "declare token @llvm.experimental.gc.statepoint.p0f_i64i64f(i64, i32, i64 (i64)*, i32, i32, ...)",
              "declare i64 @llvm.experimental.gc.result.i64(token)",
              f"declare {P} @llvm.experimental.gc.relocate.p1i8(token, i32, i32)", "",
              "define i64 @leaf(i64 %x) {", "entry:", "  %y = add i64 %x, 1", "  ret i64 %y", "}", "",
@@ -48,5 +50,5 @@ def test_lowering_work_grows_linearly_with_statepoints():
     counts = []
     for n in (100, 200, 400):
         text = statepoint_ir(n)
-        counts.append(count_lines(lambda: compile_module(parse_module(text, "many.ll")))[1])
+        counts.append(count_lines(lambda text=text: compile_module(parse_module(text, "many.ll")))[1])
     assert all(g < 2.3 for g in growth(counts)), (counts, growth(counts))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from random_ir import DrawChooser, Limits, random_module
 
 from gctoy.ir import instructions as I
 from gctoy.ir import parse_module
@@ -23,7 +24,6 @@ from gctoy.ir.intrinsics import is_relocate_name, is_result_name
 from gctoy.ir.statepoint import Statepoint, token_statepoint
 from gctoy.ir.uses import tracks_uses, users_map
 from gctoy.ir.values import BasicBlock, Function
-from random_ir import DrawChooser, Limits, random_module
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CORPUS = sorted((Path(__file__).parent / "corpus").glob("*.ll"))
