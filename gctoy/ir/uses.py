@@ -10,7 +10,10 @@ names exactly what a scan of the function would find::
     %x = add i64 %a, %b        %a._users == {%x: 1, %y: 2}
     %y = mul i64 %a, %a        %b._users == {%x: 1}
 
-Constants other than globals compare by content and are shared, so they keep no use list.
+A block's :class:`InstructionList` sets an instruction's ``parent`` when it goes in and clears it
+when it comes out, so taking an instruction out of a block (``del``, ``remove``, ``pop``) drops
+its uses as ``erase`` does.  Constants other than globals compare by content and are shared, so
+they keep no use list.
 This module sits below :mod:`gctoy.ir.values`: it knows values only through these attributes.
 """
 from __future__ import annotations
@@ -192,3 +195,72 @@ def operand_slot(name: str, doc: str = "") -> property:
             add_use(value, self)
 
     return property(get, set, doc=doc)
+
+
+class InstructionList(list):
+    """A block's instructions: an instruction put in sets its ``parent`` (its operands count as
+    uses); one taken out (still pointing at this block) gets ``parent = None`` (its uses go)."""
+
+    __slots__ = ("block",)
+
+    def __init__(self, block: Any, items: Iterable[Any] = ()):
+        super().__init__(items)
+        self.block = block
+
+    def _enter(self, items) -> None:
+        for inst in items:
+            inst.parent = self.block
+
+    def _leave(self, items) -> None:
+        for inst in items:
+            if inst.parent is self.block:
+                inst.parent = None
+
+    def __setitem__(self, index, item) -> None:  # type: ignore[override]
+        old = self[index]
+        item = list(item) if isinstance(index, slice) else item
+        super().__setitem__(index, item)
+        self._leave(old if isinstance(index, slice) else (old,))
+        self._enter(item if isinstance(index, slice) else (item,))
+
+    def __delitem__(self, index) -> None:  # type: ignore[override]
+        old = self[index]
+        super().__delitem__(index)
+        self._leave(old if isinstance(index, slice) else (old,))
+
+    def __iadd__(self, items):  # type: ignore[override]
+        self.extend(items)
+        return self
+
+    def append(self, inst) -> None:
+        super().append(inst)
+        inst.parent = self.block
+
+    def extend(self, items) -> None:
+        items = list(items)
+        super().extend(items)
+        self._enter(items)
+
+    def insert(self, index, inst) -> None:
+        super().insert(index, inst)
+        inst.parent = self.block
+
+    def pop(self, index=-1):
+        inst = super().pop(index)
+        self._leave((inst,))
+        return inst
+
+    def remove(self, inst) -> None:
+        super().remove(inst)  # by identity: instructions have no equality of their own
+        self._leave((inst,))
+
+    def clear(self) -> None:
+        old = list(self)
+        super().clear()
+        self._leave(old)
+
+    def __copy__(self) -> list:
+        return list(self)
+
+    def __reduce_ex__(self, protocol):
+        return (list, (list(self),))

@@ -20,7 +20,7 @@ from .types import (
 
 from .floats import float_text
 from .names import escape_string, quote_name
-from .uses import tracks_uses, users_map
+from .uses import InstructionList, tracks_uses, users_map
 
 #: How a value is shown in messages: set by :mod:`gctoy.ir.printer` (which sits above this module)
 #: to print it as LLVM text; until then a value shows its name.
@@ -473,75 +473,6 @@ class BasicBlock(Value):
                 break
             out.append(inst)
         return out
-
-
-class InstructionList(list):
-    """A block's instructions: an instruction put in sets its ``parent`` (its operands count as
-    uses); one taken out (still pointing at this block) gets ``parent = None`` (its uses go)."""
-
-    __slots__ = ("block",)
-
-    def __init__(self, block: BasicBlock, items=()):
-        super().__init__(items)
-        self.block = block
-
-    def _enter(self, items) -> None:
-        for inst in items:
-            inst.parent = self.block
-
-    def _leave(self, items) -> None:
-        for inst in items:
-            if inst.parent is self.block:
-                inst.parent = None
-
-    def __setitem__(self, index, item) -> None:  # type: ignore[override]
-        old = self[index]
-        item = list(item) if isinstance(index, slice) else item
-        super().__setitem__(index, item)
-        self._leave(old if isinstance(index, slice) else (old,))
-        self._enter(item if isinstance(index, slice) else (item,))
-
-    def __delitem__(self, index) -> None:  # type: ignore[override]
-        old = self[index]
-        super().__delitem__(index)
-        self._leave(old if isinstance(index, slice) else (old,))
-
-    def __iadd__(self, items):  # type: ignore[override]
-        self.extend(items)
-        return self
-
-    def append(self, inst) -> None:
-        super().append(inst)
-        inst.parent = self.block
-
-    def extend(self, items) -> None:
-        items = list(items)
-        super().extend(items)
-        self._enter(items)
-
-    def insert(self, index, inst) -> None:
-        super().insert(index, inst)
-        inst.parent = self.block
-
-    def pop(self, index=-1):
-        inst = super().pop(index)
-        self._leave((inst,))
-        return inst
-
-    def remove(self, inst) -> None:
-        super().remove(inst)  # by identity: instructions have no equality of their own
-        self._leave((inst,))
-
-    def clear(self) -> None:
-        old = list(self)
-        super().clear()
-        self._leave(old)
-
-    def __copy__(self) -> list:
-        return list(self)
-
-    def __reduce_ex__(self, protocol):
-        return (list, (list(self),))
 
 
 @dataclass
