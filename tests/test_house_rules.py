@@ -26,10 +26,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Import cycles still being taken apart (each the exact set of modules that import each other).
 KNOWN_CYCLES = {
-    # the IR objects print, compare and build statepoints through each other (function-level imports);
-    # the call and vector instruction classes are re-exported by gctoy.ir.instructions
-    ("gctoy.ir.attr_order", "gctoy.ir.call_instructions", "gctoy.ir.compare", "gctoy.ir.instructions", "gctoy.ir.module",
-     "gctoy.ir.printer", "gctoy.ir.statepoint", "gctoy.ir.values", "gctoy.ir.vector_instructions"),
     # the passes' registry (gctoy/passes/__init__.py) and the passes that look each other up through it
     ("gctoy.passes", "gctoy.passes.gcroots_from_statepoints", "gctoy.passes.lower_barriers",
      "gctoy.passes.place_safepoints", "gctoy.passes.rewrite_statepoints", "gctoy.passes.safepoint_ir_report",

@@ -387,6 +387,10 @@ def _compare_operands(line: SourceLine, insn, arch: str,
     return None
 
 
+#: The longest x86 instruction (prefixes included): the window the checker decodes from.
+MAX_INSTRUCTION_BYTES = 15
+
+
 def compare_assembly(
     text: str, code: bytes, base: int, arch: str = "x86_64", syntax: str = "intel"
 ) -> list[Mismatch]:
@@ -409,7 +413,8 @@ def compare_assembly(
                 return found
             offset += size
             continue
-        insn = next(md.disasm(code[offset:], address, 1), None)
+        # one instruction is at most MAX_INSTRUCTION_BYTES long: a window, not the rest of the code
+        insn = next(md.disasm(code[offset : offset + MAX_INSTRUCTION_BYTES], address, 1), None)
         if insn is None:
             shown = code[offset : offset + 15].hex(" ")
             found.append(Mismatch(line, address, shown, "no instruction decodes here", "length"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .instructions import Instruction, swap_operands
+from .instruction_base import Instruction, swap_operands
 from .types import FunctionType
-from .values import Attribute, BasicBlock, Function, Value, find_string_attr
+from .uses import bundle_inputs, operand_list, operand_slot
+from .values import Attribute, BasicBlock, Function, Value, find_string_attr, resolve_attrs
 
 
 @dataclass
@@ -19,6 +20,10 @@ class OperandBundle:
 
 class CallBase(Instruction):
     """What ``call`` and ``invoke`` share: callee, arguments, attributes, bundles."""
+
+    callee = operand_slot("callee", doc="The called value (a function, or a pointer to one).")
+    args = operand_list("args", doc="The call arguments.")
+    bundles = operand_list("bundles", bundle_inputs, doc="The operand bundles; their inputs are operands.")
 
     def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], *,
                  arg_attrs: list[tuple[Attribute, ...]] | None = None,
@@ -46,8 +51,6 @@ class CallBase(Instruction):
     @property
     def called_function(self):
         """The directly called :class:`Function`, else None."""
-        from .values import Function
-
         return self.callee if isinstance(self.callee, Function) else None
 
     def bundle(self, tag: str) -> OperandBundle | None:
@@ -59,8 +62,6 @@ class CallBase(Instruction):
 
     def string_attr(self, key: str) -> str | None:
         """A string attribute of the call site (``"statepoint-id"``), looking through groups."""
-        from .module import resolve_attrs
-
         fn = self.function
         mod = getattr(fn, "module", None) if fn is not None else None
         return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)
@@ -76,8 +77,11 @@ class CallBase(Instruction):
         if self.callee is old:
             self.callee, n = new, 1
         n += swap_operands(self.args, old, new)
-        for b in self.bundles:
-            n += swap_operands(b.inputs, old, new)
+        for k, b in enumerate(self.bundles):
+            if any(v is old for v in b.inputs):  # a new bundle: another call may share this one
+                inputs = list(b.inputs)
+                n += swap_operands(inputs, old, new)
+                self.bundles[k] = OperandBundle(b.tag, inputs)
         return n
 
 
@@ -103,6 +107,8 @@ class Invoke(CallBase):
 
     opcode = "invoke"
     is_terminator = True
+    normal = operand_slot("normal", doc="The block reached when the callee returns.")
+    unwind = operand_slot("unwind", doc="The block reached when the callee unwinds.")
 
     def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], normal: BasicBlock,
                  unwind: BasicBlock, **kw):

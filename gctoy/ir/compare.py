@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from . import instructions as I
 from .attr_order import sort_attrs
-from .module import Module, resolve_attrs
-from .values import Argument, BasicBlock, Constant, Function, GlobalValue, Value
+from .module_base import ModuleBase
+from .values import Argument, BasicBlock, Constant, Function, GlobalValue, Value, resolve_attrs
 
 
-def module_key(m: Module) -> tuple:
+def module_key(m: ModuleBase) -> tuple:
     """A hashable description of everything in the module that printing preserves."""
     h = m.header
     return (
@@ -46,7 +46,7 @@ def _fn_attr_set(attrs, m) -> tuple:
     return sort_attrs([a for a in resolve_attrs(attrs, m) if a.style != "group"])
 
 
-def _function_key(f: Function, m: Module | None = None) -> tuple:
+def _function_key(f: Function, m: ModuleBase | None = None) -> tuple:
     pos: dict[int, tuple] = {}
     for i, a in enumerate(f.args):
         pos[id(a)] = ("arg", i)
@@ -67,7 +67,7 @@ def _function_key(f: Function, m: Module | None = None) -> tuple:
             extra = {k: v for k, v in vars(inst).items()
                      if k not in ("parent", "loc", "ops", "incoming", "args", "callee", "bundles", "value",
                                   "default", "cases", "normal", "unwind", "comments_before", "comment_after",
-                                  "legacy_pointer_syntax")}
+                                  "legacy_pointer_syntax", "_users")}
             if "fn_attrs" in extra:
                 extra["fn_attrs"] = _fn_attr_set(extra["fn_attrs"], m)
             for k in ("ret_attrs", "arg_attrs"):

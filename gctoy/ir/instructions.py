@@ -21,6 +21,8 @@ from .types import (
     Type,
     VectorType,
 )
+from .instruction_base import Instruction, SimpleInstruction, swap_operands  # noqa: F401  (re-exported)
+from .uses import operand_list, operand_slot, pair
 from .values import BasicBlock, ConstantInt, Value
 
 BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
@@ -31,70 +33,6 @@ ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", 
 FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
                    "ule", "une", "uno", "true")
 FAST_MATH_FLAGS = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
-
-
-def swap_operands(items: list, old, new) -> int:
-    """Replace every ``old`` in ``items`` by ``new``; returns how many were replaced."""
-    n = 0
-    for i, v in enumerate(items):
-        if v is old:
-            items[i] = new
-            n += 1
-    return n
-
-
-class Instruction(Value):
-    """Base class: a value computed by one instruction in a block."""
-
-    opcode: str = "?"
-    is_terminator = False
-
-    def __init__(self, type: Type, name: str | None = None):
-        self.type = type
-        self.name = name
-        self.parent: BasicBlock | None = None
-        #: ``!kind !N`` attachments as (kind, reference text) pairs.
-        self.metadata: list[tuple[str, str]] = []
-        #: (line, column) in the source file, when parsed.
-        self.loc: tuple[int, int] | None = None
-
-    @property
-    def operands(self) -> list[Value]:
-        """Every value this instruction uses, blocks included."""
-        return []
-
-    def replace_uses_of(self, old: Value, new: Value) -> int:
-        """Replace operand ``old`` by ``new``; returns how many uses changed."""
-        return 0
-
-    @property
-    def successors(self) -> list[BasicBlock]:
-        """Successor blocks (terminators only)."""
-        return []
-
-    @property
-    def function(self):
-        """The function this instruction belongs to."""
-        return self.parent.parent if self.parent is not None else None
-
-    def erase(self) -> None:
-        """Remove this instruction from its block."""
-        if self.parent is not None:
-            self.parent.instructions.remove(self)
-            self.parent = None
-
-
-class SimpleInstruction(Instruction):
-    """An instruction whose operands sit in ``self.ops``."""
-
-    ops: list[Value]
-
-    @property
-    def operands(self) -> list[Value]:
-        return list(self.ops)
-
-    def replace_uses_of(self, old: Value, new: Value) -> int:
-        return swap_operands(self.ops, old, new)
 
 
 class Alloca(SimpleInstruction):
@@ -308,10 +246,11 @@ class Phi(Instruction):
     """``phi T [ %v, %pred ], ...``."""
 
     opcode = "phi"
+    incoming = operand_list("incoming", pair, doc="The ``(value, block)`` pairs.")
 
     def __init__(self, type: Type, incoming: list[tuple[Value, BasicBlock]] | None = None, name: str | None = None):
         super().__init__(type, name)
-        self.incoming: list[tuple[Value, BasicBlock]] = list(incoming or [])
+        self.incoming = list(incoming or [])
 
     @property
     def operands(self) -> list[Value]:
@@ -375,6 +314,9 @@ class Switch(Instruction):
 
     opcode = "switch"
     is_terminator = True
+    value = operand_slot("value", doc="The value switched on.")
+    default = operand_slot("default", doc="The block taken when no case matches.")
+    cases = operand_list("cases", pair, doc="The ``(constant, block)`` cases.")
 
     def __init__(self, value: Value, default: BasicBlock, cases: list[tuple[ConstantInt, BasicBlock]] | None = None):
         super().__init__(VOID, None)

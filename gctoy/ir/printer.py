@@ -10,7 +10,7 @@ from . import instructions as I
 from .intrinsics import RELOCATE, STATEPOINT, base_name, intrinsic_name
 from .attr_order import AttributeSlots, render_in_group, sort_attrs
 from .layout import data_layout
-from .module import Module, resolve_attrs
+from .module_base import ModuleBase
 from .names import escape_bytes, escape_string, quote_name
 from .statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
 from .types import ArrayType, FunctionType, PointerType, StructType, Type, VectorType, VOID
@@ -35,10 +35,12 @@ from .values import (
     Value,
     ZeroInitializer,
     render_attrs,
+    resolve_attrs,
+    set_value_describer,
 )
 
 
-def print_module(module: Module, *, opaque: bool = False, comments: bool = False) -> str:
+def print_module(module: ModuleBase, *, opaque: bool = False, comments: bool = False) -> str:
     """The module as IR text (``opaque`` selects ``ptr`` spelling, ``comments`` keeps source comments).
 
     Typed printing of a module written with opaque pointers is refused: the
@@ -50,7 +52,7 @@ def print_module(module: Module, *, opaque: bool = False, comments: bool = False
     return _Printer(module, opaque, comments).module()
 
 
-def uses_opaque_pointers(module: Module) -> bool:
+def uses_opaque_pointers(module: ModuleBase) -> bool:
     """True if the module was written with ``ptr`` (its globals' and functions' types are opaque)."""
     for g in [*module.globals, *module.functions]:
         if isinstance(g.type, PointerType) and g.type.is_opaque:
@@ -64,14 +66,14 @@ def uses_opaque_pointers(module: Module) -> bool:
 
 def print_function(fn: Function, *, opaque: bool = False) -> str:
     """One function as IR text."""
-    mod = getattr(fn, "module", None) or Module()
+    mod = getattr(fn, "module", None) or ModuleBase()
     return _Printer(mod, opaque, False).function(fn)
 
 
 def print_instruction(inst: I.Instruction, *, opaque: bool = False) -> str:
     """One instruction as IR text (numbered names relative to its function)."""
     fn = inst.function
-    mod = getattr(fn, "module", None) or Module()
+    mod = getattr(fn, "module", None) or ModuleBase()
     p = _Printer(mod, opaque, False)
     if fn is not None:
         p.number(fn)
@@ -83,7 +85,7 @@ def print_operand(value: Value, *, opaque: bool = False, typed: bool = True) -> 
     inst = value if isinstance(value, I.Instruction) else getattr(value, "parent", None)
     fn = inst.function if isinstance(inst, I.Instruction) else (
         value.parent if isinstance(value, (Argument, BasicBlock)) else None)
-    mod = getattr(fn, "module", None) or Module()
+    mod = getattr(fn, "module", None) or ModuleBase()
     p = _Printer(mod, opaque, False)
     if fn is not None:
         p.number(fn)
@@ -91,7 +93,7 @@ def print_operand(value: Value, *, opaque: bool = False, typed: bool = True) -> 
 
 
 class _Printer:
-    def __init__(self, module: Module, opaque: bool, comments: bool):
+    def __init__(self, module: ModuleBase, opaque: bool, comments: bool):
         self.m = module
         self.opaque = opaque
         self.comments = comments
@@ -510,3 +512,15 @@ def _is_callee_slot(call: I.CallBase, k: int) -> bool:
     """Is argument ``k`` of a statepoint call its target (index 2, or 0 in the oldest form)?"""
     first = call.args[0].type if call.args else None
     return k == (0 if isinstance(first, PointerType) else 2)
+
+
+def describe_value(value: Value) -> str:
+    """A value as messages show it: a typed operand (an instruction of a non-first-class type whole)."""
+    ty = getattr(value, "type", None)
+    opaque = isinstance(ty, PointerType) and ty.pointee is None
+    if hasattr(value, "opcode") and not getattr(ty, "is_first_class", True):
+        return print_instruction(value, opaque=opaque)  # type: ignore[arg-type]
+    return print_operand(value, opaque=opaque)
+
+
+set_value_describer(describe_value)

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 from ..errors import VerifyError
 from . import instructions as I
-from .intrinsics import DEFAULT_STATEPOINT_ID, is_relocate_name, is_result_name, is_statepoint_name
-from .types import I32, I64, TOKEN, FunctionType, PointerType, Type
-from .values import Argument, Attribute, ConstantInt, Function, Value
+from .intrinsics import DEFAULT_STATEPOINT_ID, RELOCATE, RESULT, base_name, is_relocate_name, is_result_name, is_statepoint_name
+from .order import in_function_order
+from .types import I32, I64, TOKEN, FloatType, FunctionType, PointerType, Type, mangle
+from .values import Argument, Attribute, BasicBlock, ConstantInt, Function, Value
 
 
 class StatepointForm(enum.Enum):
@@ -76,11 +77,9 @@ class Statepoint:
             fixed = ({0: I64, 1: I32, 3: I32, 4: I32}.get(k)
                      if args and not isinstance(args[0].type, PointerType) else None)
             if not isinstance(v, ConstantInt) or (fixed is not None and v.type != fixed):
-                from .printer import print_operand
-
                 want = str(fixed) if fixed is not None else "integer"
                 raise VerifyError(f"gc.statepoint {what} (argument {k}) must be a constant {want}, "
-                                  f"found '{print_operand(v)}'", loc)
+                                  f"found '{v!r}'", loc)
             if v.value < 0:
                 raise VerifyError(f"gc.statepoint {what} (argument {k}) must not be negative", loc)
             return v.value
@@ -151,23 +150,22 @@ class Statepoint:
 
     # -- users ---------------------------------------------------------------------------
     def relocates(self) -> list["GCRelocate"]:
-        """The ``gc.relocate`` calls tied to this statepoint (normal and exceptional paths)."""
-        fn = self.call.function
-        out = []
-        for inst in fn.instructions():
-            if isinstance(inst, I.Call) and is_relocate_name(inst.callee_name) and inst.args:
-                if token_statepoint(inst.args[0]) is self.call:
-                    out.append(GCRelocate(inst, self))
-        return out
+        """The ``gc.relocate`` calls tied to this statepoint (normal and exceptional paths), in
+        function order: the users of its token (and of its landing pad's), not a walk over the function."""
+        call = self.call
+        tokens: list[Value] = [call]
+        if isinstance(call, I.Invoke) and _first_unwinding_statepoint(call.unwind) is call:
+            tokens += _landing_pads(call.unwind)
+        found = [u for token in tokens for u in token.users
+                 if isinstance(u, I.Call) and is_relocate_name(u.callee_name) and u.args and u.args[0] is token]
+        return [GCRelocate(inst, self) for inst in in_function_order(found)]
 
     def result(self) -> I.Call | None:
-        """The ``gc.result`` call, if any."""
-        fn = self.call.function
-        for inst in fn.instructions():
-            if isinstance(inst, I.Call) and is_result_name(inst.callee_name) and inst.args \
-                    and inst.args[0] is self.call:
-                return inst
-        return None
+        """The ``gc.result`` call, if any (the first in function order)."""
+        call = self.call
+        found = [u for u in call.users
+                 if isinstance(u, I.Call) and is_result_name(u.callee_name) and u.args and u.args[0] is call]
+        return in_function_order(found)[0] if found else None
 
     @property
     def is_gc_transition(self) -> bool:
@@ -228,9 +226,26 @@ def token_statepoint(token: Value, unwinds: dict[int, I.Invoke] | None = None) -
         return token  # type: ignore[return-value]
     if isinstance(token, I.LandingPad) and token.parent is not None:
         if unwinds is None:
-            unwinds = statepoint_unwind_map(token.function)
+            return _first_unwinding_statepoint(token.parent)
         return unwinds.get(id(token.parent))
     return None
+
+
+def _landing_pads(block: BasicBlock) -> list[I.LandingPad]:
+    """The landing pads at the head of ``block`` (after its phis)."""
+    out = []
+    for inst in block.instructions:
+        if isinstance(inst, I.LandingPad):
+            out.append(inst)
+        elif not isinstance(inst, I.Phi):
+            break
+    return out
+
+
+def _first_unwinding_statepoint(block: BasicBlock) -> I.Invoke | None:
+    """The first (in function order) statepoint invoke that unwinds to ``block``, from the block's users."""
+    invokes = [u for u in block.users if isinstance(u, I.Invoke) and u.unwind is block and Statepoint.is_statepoint(u)]
+    return in_function_order(invokes)[0] if invokes else None
 
 
 def statepoint_unwind_map(fn: Function) -> dict[int, I.Invoke]:
@@ -413,9 +428,6 @@ def _retype_token_user(module, call: I.Call, token_ty: Type, form: StatepointFor
 
 
 def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str:
-    from .intrinsics import RELOCATE, RESULT, base_name
-    from .types import FloatType, mangle
-
     base = base_name(name)
     suffix = mangle(ftype.ret)
     if base == RESULT and form is StatepointForm.OLDEST:
@@ -426,11 +438,9 @@ def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str
 
 
 def _has_other_users(module, fn: Function, except_call) -> bool:
-    for f in module.definitions():
-        for inst in f.instructions():
-            if inst is not except_call and isinstance(inst, I.CallBase) and inst.callee is fn:
-                return True
-    return False
+    """True if a call in one of the module's functions other than ``except_call`` calls ``fn`` (its use list)."""
+    return any(u is not except_call and isinstance(u, I.CallBase) and u.callee is fn
+               and getattr(u.function, "_in_module", None) is module for u in fn.users)
 
 
 def target_attrs(target_type: Type, call_type: FunctionType) -> tuple[Attribute, ...]:

@@ -7,7 +7,7 @@ unnamed and gets a slot number ``%N`` when printed).  Instructions live in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import Callable, Iterator
 
 from .types import (
     LABEL,
@@ -18,33 +18,61 @@ from .types import (
     Type,
 )
 
-if TYPE_CHECKING:
-    from .instructions import Instruction
+from .floats import float_text
+from .names import escape_string, quote_name
+from .uses import InstructionList, tracks_uses, users_map
+
+#: How a value is shown in messages: set by :mod:`gctoy.ir.printer` (which sits above this module)
+#: to print it as LLVM text; until then a value shows its name.
+_describe: list[Callable[["Value"], str]] = []
+
+
+def set_value_describer(describe: Callable[["Value"], str]) -> None:
+    """Make ``repr``/``str`` of every value use ``describe`` (the printer installs itself here)."""
+    _describe[:] = [describe]
 
 
 class Value:
-    """Anything an instruction can use as an operand."""
+    """Anything an instruction can use as an operand.
+
+    A value keeps a use list (see :mod:`gctoy.ir.uses`): the instructions in blocks that read it."""
 
     type: Type
     name: str | None = None
+    _tracks_uses = True
+
+    @property
+    def users(self) -> list[Value]:
+        """The distinct instructions (in blocks) that read this value, in the order they began to."""
+        return list(users_map(self))
+
+    @property
+    def num_uses(self) -> int:
+        """How many operand slots of instructions in blocks read this value."""
+        return sum(users_map(self).values())
+
+    def has_users(self) -> bool:
+        """True if some instruction in a block reads this value."""
+        return bool(users_map(self))
+
+    def replace_all_uses_with(self, new: "Value") -> int:
+        """Make every instruction that reads this value read ``new``; returns the slots changed."""
+        if new is self:
+            return 0
+        return sum(user.replace_uses_of(self, new) for user in list(users_map(self)))
 
     def __repr__(self) -> str:
         """The value as messages name it: a typed operand in LLVM syntax (``i8* null``, ``i64 %x``)."""
-        from .printer import print_instruction, print_operand
-
         ty = getattr(self, "type", None)
-        opaque = isinstance(ty, PointerType) and ty.pointee is None
         try:
-            if hasattr(self, "opcode") and not getattr(ty, "is_first_class", True):
-                return print_instruction(self, opaque=opaque)  # type: ignore[arg-type]
-            return print_operand(self, opaque=opaque)
+            if _describe:
+                return _describe[0](self)
         except Exception:  # a half-built value: its name (or its type) is all there is to show
-            from .names import quote_name
-
-            if self.name is not None:
-                sigil = "@" if isinstance(self, GlobalValue) else "%"
-                return f"{sigil}{quote_name(self.name)}"
-            return f"an unnamed value of type '{ty}'" if ty is not None else "an unnamed value"
+            pass
+        if self.name is not None:
+            sigil = "@" if isinstance(self, GlobalValue) else "%"
+            return f"{sigil}{quote_name(self.name)}"
+        return f"an unnamed value of type '{ty}'" if ty is not None else "an unnamed value"
 
     __str__ = __repr__
 
@@ -54,7 +82,9 @@ class Value:
 
 
 class Constant(Value):
-    """A compile-time constant."""
+    """A compile-time constant (compared by content, so without a use list; globals have one)."""
+
+    _tracks_uses = False
 
 
 @dataclass(frozen=True, eq=True, repr=False)
@@ -75,8 +105,6 @@ class ConstantFloat(Constant):
     @property
     def text(self) -> str:
         """The constant as LLVM prints it (``1.500000e+00``, ``0x3FB99999A0000000``, ``0xH3C00``)."""
-        from .floats import float_text
-
         return float_text(self.type.kind, self.bits)  # type: ignore[attr-defined]
 
 
@@ -185,8 +213,6 @@ class Attribute:
         if self.style == "group":
             return f"#{self.kind}"
         if self.style == "string":
-            from .names import escape_string
-
             key = f'"{escape_string(self.kind)}"'
             return key if self.value is None else f'{key}="{escape_string(str(self.value))}"'
         if self.type is not None:
@@ -206,6 +232,17 @@ class Attribute:
 def render_attrs(attrs: tuple[Attribute, ...] | list[Attribute], opaque: bool = False) -> str:
     """Attributes joined by spaces."""
     return " ".join(a.render(opaque) for a in attrs)
+
+
+def resolve_attrs(attrs: tuple[Attribute, ...], module) -> tuple[Attribute, ...]:
+    """Expand ``#N`` group references into the group's attributes (``module`` may be None)."""
+    out: list[Attribute] = []
+    for a in attrs:
+        if a.style == "group" and module is not None and a.kind in module.attribute_groups:
+            out.extend(module.attribute_groups[a.kind].attrs)
+        else:
+            out.append(a)
+    return tuple(out)
 
 
 def find_string_attr(attrs, key: str) -> str | None:
@@ -238,6 +275,7 @@ class GlobalValue(Constant):
     # tokens such as dso_local, hidden, unnamed_addr, local_unnamed_addr
     qualifiers: tuple[str, ...] = ()
 
+    _tracks_uses = True
     __hash__ = object.__hash__
 
     def __eq__(self, other):
@@ -330,7 +368,7 @@ class Function(GlobalValue):
         """The entry block."""
         return self.blocks[0]
 
-    def instructions(self) -> Iterator["Instruction"]:
+    def instructions(self) -> Iterator[Value]:
         """Every instruction, block by block."""
         for b in self.blocks:
             yield from b.instructions
@@ -346,16 +384,17 @@ class Function(GlobalValue):
         return block
 
     def replace_all_uses(self, old: Value, new: Value) -> int:
-        """Replace every use of ``old`` in this function by ``new``; returns the count."""
-        count = 0
-        for inst in self.instructions():
-            count += inst.replace_uses_of(old, new)
-        return count
+        """Replace every use of ``old`` in this function by ``new``; returns the count.
+
+        Follows ``old``'s use list, so the cost is the number of its users, not the function's size."""
+        if new is old:
+            return sum(n for u, n in users_map(old).items() if u.function is self)
+        if not tracks_uses(old):  # a constant: no use list, so look at every instruction
+            return sum(inst.replace_uses_of(old, new) for inst in self.instructions())
+        return sum(u.replace_uses_of(old, new) for u in list(users_map(old)) if u.function is self)
 
     def string_attr(self, key: str) -> str | None:
         """A string function attribute, looking through attribute groups."""
-        from .module import resolve_attrs
-
         mod = getattr(self, "module", None)
         return find_string_attr(resolve_attrs(self.fn_attrs, mod), key)
 
@@ -366,11 +405,29 @@ class BasicBlock(Value):
     def __init__(self, name: str | None = None):
         self.name = name
         self.type = LABEL
-        self.instructions: list[Instruction] = []
+        self.instructions = []
         self.parent: Function | None = None
 
     @property
-    def terminator(self) -> "Instruction | None":
+    def instructions(self) -> "InstructionList":
+        """The instructions, in order; adding one sets its ``parent``, removing one clears it."""
+        return self.__dict__["instructions"]
+
+    @instructions.setter
+    def instructions(self, items) -> None:
+        items = list(items)
+        old = self.__dict__.get("instructions")
+        if old:
+            keep = {id(i) for i in items}
+            for inst in old:
+                if id(inst) not in keep and inst.parent is self:
+                    inst.parent = None
+        self.__dict__["instructions"] = InstructionList(self, items)
+        for inst in items:
+            inst.parent = self
+
+    @property
+    def terminator(self) -> "Value | None":
         """The last instruction if it is a terminator."""
         if self.instructions and self.instructions[-1].is_terminator:
             return self.instructions[-1]
@@ -388,33 +445,31 @@ class BasicBlock(Value):
                 seen.append(b)
         return seen
 
-    def append(self, inst: "Instruction") -> "Instruction":
+    def append(self, inst: Value) -> Value:
         """Add an instruction at the end."""
         inst.parent = self
         self.instructions.append(inst)
         return inst
 
-    def insert(self, index: int, inst: "Instruction") -> "Instruction":
+    def insert(self, index: int, inst: Value) -> Value:
         """Insert an instruction at ``index``."""
         inst.parent = self
         self.instructions.insert(index, inst)
         return inst
 
-    def insert_before(self, anchor: "Instruction", inst: "Instruction") -> "Instruction":
+    def insert_before(self, anchor: Value, inst: Value) -> Value:
         """Insert ``inst`` just before ``anchor``."""
         return self.insert(self.instructions.index(anchor), inst)
 
-    def insert_after(self, anchor: "Instruction", inst: "Instruction") -> "Instruction":
+    def insert_after(self, anchor: Value, inst: Value) -> Value:
         """Insert ``inst`` just after ``anchor``."""
         return self.insert(self.instructions.index(anchor) + 1, inst)
 
-    def phis(self) -> list["Instruction"]:
+    def phis(self) -> list[Value]:
         """The leading phi instructions."""
-        from .instructions import Phi
-
         out = []
         for inst in self.instructions:
-            if not isinstance(inst, Phi):
+            if getattr(inst, "opcode", None) != "phi":
                 break
             out.append(inst)
         return out

@@ -12,7 +12,7 @@ matter::
 """
 from __future__ import annotations
 
-from .instructions import SimpleInstruction
+from .instruction_base import SimpleInstruction
 from .types import I32, Type, VectorType
 from .values import Constant, ConstantAggregate, ConstantInt, Poison, Undef, Value, ZeroInitializer
 

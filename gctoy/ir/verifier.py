@@ -19,6 +19,8 @@ from . import instructions as I
 from .gcroot_rules import Origin, gc_intrinsic_problems
 from .intrinsics import RELOCATE, RESULT, STATEPOINT, base_name, is_relocate_name, is_result_name
 from .module import Module, resolve_attrs
+from .order import in_function_order
+from .printer import print_operand
 from .statepoint import Statepoint, StatepointForm, source_location, token_statepoint
 from .types import I1, VOID, FunctionType, IntType, PointerType, TokenType, VectorType, is_gc_pointer
 from .values import Argument, BasicBlock, Function
@@ -65,7 +67,6 @@ class _FunctionVerifier:
     def __init__(self, fn: Function):
         self.fn = fn
         self.problems: list[Problem] = []
-        self._users: dict[int, list[I.Instruction]] | None = None
         self._views: dict[int, Statepoint | VerifyError] = {}
 
     def where(self, inst: I.Instruction | None = None) -> str:
@@ -314,15 +315,8 @@ class _FunctionVerifier:
         return got
 
     def token_users(self, call) -> list[I.Instruction]:
-        if self._users is None:
-            self._users = {}
-            for u in self.fn.instructions():
-                for o in u.operands:
-                    if isinstance(o, I.CallBase):
-                        lst = self._users.setdefault(id(o), [])
-                        if not lst or lst[-1] is not u:
-                            lst.append(u)
-        return [u for u in self._users.get(id(call), []) if u is not call]
+        """The other instructions of the function that read ``call``, in function order (its use list)."""
+        return [u for u in in_function_order(u for u in call.users if u.function is self.fn) if u is not call]
 
     def check_relocate(self, call: I.Call) -> None:
         if len(call.args) != 3:
@@ -387,8 +381,6 @@ def _block_name(fn: Function, b: BasicBlock) -> str:
 
 
 def _describe(v) -> str:
-    from .printer import print_operand
-
     return f"'{print_operand(v)}'"
 
 

@@ -97,17 +97,12 @@ def fold_single_entry_phis(fn: Function) -> bool:
 
 def sink_branch_conditions(fn: Function) -> bool:
     """Move each one-use ``icmp`` that feeds a conditional branch to just before the branch."""
-    uses: dict[int, int] = {}
-    for inst in fn.instructions():
-        for op in inst.operands:
-            if isinstance(op, I.ICmp):
-                uses[id(op)] = uses.get(id(op), 0) + 1
     changed = False
     for b in fn.blocks:
         t = b.terminator
         if isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp):
             cmp = t.condition
-            if uses.get(id(cmp)) == 1:
+            if cmp.num_uses == 1:
                 changed = True
                 if len(b.instructions) < 2 or b.instructions[-2] is not cmp:
                     # even from another block: its operands dominate the branch, as it did
@@ -175,7 +170,8 @@ def _dead_value(ty, llvm: int) -> Value:
 
 
 def _replace_all_uses(fn: Function, old: Value, new: Value) -> None:
-    for inst in fn.instructions():
+    """Every use of ``old`` in ``fn`` reads ``new`` (a phi's incoming blocks stay): ``old``'s use list."""
+    for inst in [u for u in old.users if u.function is fn]:
         if isinstance(inst, I.Phi):
             inst.incoming = [(new if v is old else v, b) for v, b in inst.incoming]
         else:

@@ -3,12 +3,15 @@
 Keys are ``id(value)`` because constants compare (and hash) by content: two
 ``i64 1`` operands are equal yet distinct objects.  Arguments, instructions,
 blocks and globals all have identity, so ``users(fn)[id(v)]`` is exact.
+Every answer is read from the values' use lists (:mod:`gctoy.ir.uses`), not from a scan.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..instructions import Instruction, Phi
+from ..order import in_function_order
+from ..uses import users_map
 from ..values import BasicBlock, Constant, Function, GlobalValue, Value
 
 
@@ -41,31 +44,30 @@ def users(fn: Function) -> dict[int, list[Instruction]]:
 
     Covers every operand with an identity: arguments, instructions, blocks
     (branch targets, phi incoming blocks) and globals such as called functions.
+    Built from the values' use lists: the function's own values, and the globals of its module
+    (or, for a function outside a module, the globals its instructions name).
     """
+    values: list[Value] = [*fn.args, *fn.blocks, *fn.instructions()]
+    module = getattr(fn, "module", None)
+    if module is not None:
+        values += [*module.functions, *module.globals]
+    else:
+        values += list({id(v): v for i in fn.instructions() for v in i.operands if isinstance(v, GlobalValue)}.values())
     out: dict[int, list[Instruction]] = {}
-    for block in fn.blocks:
-        for inst in block.instructions:
-            seen: set[int] = set()
-            for v in inst.operands:
-                key = id(v)
-                if key in seen or not _has_identity(v):
-                    continue
-                seen.add(key)
-                out.setdefault(key, []).append(inst)
+    for v in values:
+        found = [u for u in users_map(v) if u.function is fn]
+        if found:
+            out[id(v)] = in_function_order(found)
     return out
+
+
+def users_of(fn: Function, value: Value) -> list[Instruction]:
+    """The distinct instructions of ``fn`` that read ``value``, in function order (from its use list)."""
+    if not _has_identity(value):
+        return [inst for inst in fn.instructions() if any(v is value for v in inst.operands)]
+    return in_function_order(u for u in users_map(value) if u.function is fn)
 
 
 def uses_of(fn: Function, value: Value) -> list[Use]:
     """Every operand slot in ``fn`` that reads ``value`` (by identity), in function order."""
-    found: list[Use] = []
-    for block in fn.blocks:
-        for inst in block.instructions:
-            for k, v in enumerate(inst.operands):
-                if v is value:
-                    found.append(Use(inst, k))
-    return found
-
-
-def users_of(fn: Function, value: Value) -> list[Instruction]:
-    """The distinct instructions of ``fn`` that read ``value``, in function order."""
-    return [inst for inst in fn.instructions() if any(v is value for v in inst.operands)]
+    return [Use(inst, k) for inst in users_of(fn, value) for k, v in enumerate(inst.operands) if v is value]
