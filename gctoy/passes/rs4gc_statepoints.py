@@ -54,30 +54,6 @@ def alloca_roots(fn: Function) -> list[I.Alloca]:
             if isinstance(i, I.Alloca) and contains_gc_pointer(i.allocated_type)]
 
 
-class _UseIndex:
-    """Who uses what, kept up to date while calls are replaced (so replacing is not a scan)."""
-
-    def __init__(self, fn: Function):
-        self.users: dict[int, list[I.Instruction]] = {}
-        for inst in fn.instructions():
-            self.add(inst)
-
-    def add(self, inst: I.Instruction) -> None:
-        for op in inst.operands:
-            lst = self.users.setdefault(id(op), [])
-            if not lst or lst[-1] is not inst:
-                lst.append(inst)
-
-    def has_users(self, v: Value) -> bool:
-        return any(u.parent is not None for u in self.users.get(id(v), ()))
-
-    def replace(self, old: Value, new: Value) -> None:
-        moved = self.users.pop(id(old), [])
-        for u in moved:
-            u.replace_uses_of(old, new)
-        self.users.setdefault(id(new), []).extend(moved)
-
-
 class _Builder:
     """Makes the statepoints of one function, keeping the records current as calls are replaced."""
 
@@ -94,7 +70,6 @@ class _Builder:
         self.base_users: dict[int, list[int]] = {}
         for k, b in state.bases.items():
             self.base_users.setdefault(id(b), []).append(k)
-        self.uses = _UseIndex(state.fn)
         self.copies_of: dict[int, list[tuple[list, int]]] = {}
 
     def make_statepoint(self, r: SafepointRecord, relocate: bool) -> None:
@@ -148,7 +123,6 @@ class _Builder:
         block = call.parent
         block.insert_before(call, sp)
         sp.loc = call.loc  # errors about the statepoint point at the call it replaces
-        self.uses.add(sp)
         r.statepoint = sp
         if deoptimize:  # control never comes back: the 'ret' after it goes (and its use of the result)
             block.terminator.erase()
@@ -167,7 +141,7 @@ class _Builder:
                               deoptimize: bool) -> None:
         call = r.call
         block = call.parent
-        wants_result = call.type != VOID and self.uses.has_users(call)
+        wants_result = call.type != VOID and call.has_users()
         # relocates: unwind edge first, then the normal edge; LLVM names the result in between for an
         # invoke and before the relocates for a call, while the original call still holds its name
         result = None
@@ -193,7 +167,7 @@ class _Builder:
                 at = block.instructions.index(call) + 1 + (1 if result is not None else 0)
                 self._relocates(r, sp, block, at, gc_live, "here")
         if result is not None:
-            self.uses.replace(call, result)
+            call.replace_all_uses_with(result)
             self._substitute(call, result)
         call.erase()
 
@@ -234,7 +208,6 @@ class _Builder:
             offset = I.BinaryOp("sub", derived_int, base_int)
             for inst in (base_int, derived_int, offset):
                 call.parent.insert_before(call, inst)
-                self.uses.add(inst)
             args += [base, offset]
         args.append(length)
         kind = "memcpy" if "memcpy" in (call.callee_name or "") else "memmove"
