@@ -289,6 +289,16 @@ def _has_slot_at(inst: I.Instruction) -> bool:
         raise located(e, inst) from None
 
 
+def describe_head(frame) -> list[str]:
+    """The first lines of an x86-64 frame's table: its sizes, outgoing arguments and allocas."""
+    lines = [f"frame of @{frame.function.name}: size {frame.size}, stack size {frame.stack_size}"]
+    if frame.outgoing_size:
+        lines.append(f"  [rsp + 0 .. {frame.outgoing_size}) outgoing stack arguments")
+    for a in frame.allocas:
+        lines.append(f"  [rsp + {frame.alloca(a)}] alloca %{a.name}")
+    return lines
+
+
 class Frame:
     """The fixed stack layout of one function: offsets from ``rsp`` after the prologue."""
 
@@ -375,11 +385,7 @@ class Frame:
 
     def describe(self) -> str:
         """A text table of the frame, lowest address first."""
-        lines = [f"frame of @{self.function.name}: size {self.size}, stack size {self.stack_size}"]
-        if self.outgoing_size:
-            lines.append(f"  [rsp + 0 .. {self.outgoing_size}) outgoing stack arguments")
-        for a in self.allocas:
-            lines.append(f"  [rsp + {self.alloca(a)}] alloca %{a.name}")
+        lines = describe_head(self)
         for v in self.values:
             lines.append(f"  [rsp + {self.slot(v)}] %{v.name}")
         for v in self.values:

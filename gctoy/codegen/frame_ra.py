@@ -29,7 +29,7 @@ from ..ir import instructions as I
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Function, Value
-from .frame import (SLOT_SIZE, STACK_ALIGN, CodegenError, align_of, is_wide, located, outgoing_args,
+from .frame import (SLOT_SIZE, STACK_ALIGN, CodegenError, align_of, describe_head, is_wide, located, outgoing_args,
                     refuse_inline_asm, size_of, spilled_deopt_values)
 from .limits import alloca_elements, check_frame_size
 from .regalloc import Allocation, is_clobbering_call
@@ -123,11 +123,7 @@ class RegisterFrame:
 
     def describe(self) -> str:
         """A text table of the frame, lowest address first, then the registers."""
-        lines = [f"frame of @{self.function.name}: size {self.size}, stack size {self.stack_size}"]
-        if self.outgoing_size:
-            lines.append(f"  [rsp + 0 .. {self.outgoing_size}) outgoing stack arguments")
-        for a in self.allocas:
-            lines.append(f"  [rsp + {self.alloca(a)}] alloca %{a.name}")
+        lines = describe_head(self)
         for off in self.spill_slots:
             lines.append(f"  [rsp + {off}] deopt spill slot")
         for v in self.values:

@@ -334,6 +334,11 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
     def lower_Invoke(self, inst: I.Invoke) -> None:
         """Like a call, then on to the normal destination: gctoy's runtime never unwinds, so the
         landing pad is laid out but not entered (its gc.relocates would read the same slots)."""
+        self.invoke_call(inst)
+        self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
+
+    def invoke_call(self, inst: I.Invoke) -> None:
+        """An invoke's call: a statepoint, or a call sequence and its result."""
         if is_statepoint_name(inst.callee_name):
             self.lower_statepoint(Statepoint.of(inst))
         elif inst.callee_name is not None and inst.callee_name.startswith("llvm."):
@@ -341,7 +346,6 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         else:
             self.call_sequence(inst.callee, inst.args)
             self.call_result(inst)
-        self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
 
     def lower_LandingPad(self, inst: I.LandingPad) -> None:
         """Nothing to do: the token only ties relocates to their statepoint."""

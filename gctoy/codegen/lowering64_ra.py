@@ -423,13 +423,7 @@ class RegisterLowering(FunctionLowering):
 
     def lower_Invoke(self, inst: I.Invoke) -> None:
         """Like a call, then the normal destination's phi copies (after the call) and a jump."""
-        if is_statepoint_name(inst.callee_name):
-            self.lower_statepoint(Statepoint.of(inst))
-        elif inst.callee_name is not None and inst.callee_name.startswith("llvm."):
-            raise CodegenError(f"intrinsic @{inst.callee_name} is not supported by the x86-64 code generator")
-        else:
-            self.call_sequence(inst.callee, inst.args)
-            self.call_result(inst)
+        self.invoke_call(inst)
         self.go(inst.normal, self.edge_moves(self.block, inst.normal))
 
     def lower_Call(self, inst: I.Call) -> None:

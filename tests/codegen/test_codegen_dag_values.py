@@ -4,13 +4,15 @@ call between them, undef (0xFEFEFEFE in the constant pool); a statepoint invoke 
 then its landing pad's."""
 from __future__ import annotations
 
-import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
-from gctoy.cli import _driver_module
-from gctoy.codegen import compile_module
-from gctoy.stackmap import LocationKind, read_object
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from llc_pair import gctoy_llc, llc14_stackmap  # noqa: E402
+
+from gctoy.stackmap import LocationKind
 
 DECLS = """declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64, i32, void ()*, i32, i32, ...)
 declare token @llvm.experimental.gc.statepoint.p0f_isVoidp1i8f(i64, i32, void (i8 addrspace(1)*)*, i32, i32, ...)
@@ -63,28 +65,15 @@ def _records(stackmap) -> list[tuple]:
     return [(rec.id, tuple((loc.kind.name, loc.size) for loc in rec.locations)) for rec in stackmap.records]
 
 
-def _gctoy(text: str, tmp_path):
-    path = tmp_path / "in.ll"
-    path.write_text(text)
-    return compile_module(_driver_module(str(path), False, False))
-
-
-def _llc14(llvm14, text: str, tmp_path):
-    src, obj = tmp_path / "ref.ll", tmp_path / "ref.o"
-    src.write_text(text)
-    res = subprocess.run([str(llvm14.llc), "-O2", "-filetype=obj", str(src), "-o", str(obj)],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 0, res.stderr
-    return read_object(obj.read_bytes()).stackmap()
 
 
 @pytest.mark.parametrize("text", [CASTS_AND_INVOKE, LOADS_AND_UNDEF], ids=["casts-invoke", "loads-undef"])
 def test_records_equal_llc14(llvm14, tmp_path, text):
-    assert _records(_gctoy(text, tmp_path).stackmap) == _records(_llc14(llvm14, text, tmp_path))
+    assert _records(gctoy_llc(text, tmp_path).stackmap) == _records(llc14_stackmap(llvm14, text, tmp_path))
 
 
 def test_cast_alloca_is_direct_and_the_landing_pad_pairs_come_last(tmp_path):
-    compiled = _gctoy(CASTS_AND_INVOKE, tmp_path)
+    compiled = gctoy_llc(CASTS_AND_INVOKE, tmp_path)
     (rec,) = compiled.stackmap.records
     kinds = "".join(loc.kind.name[0] for loc in rec.locations[3:])
     assert kinds == "DDIICCD"
@@ -95,7 +84,7 @@ def test_cast_alloca_is_direct_and_the_landing_pad_pairs_come_last(tmp_path):
 
 
 def test_loads_of_one_address_are_one_value_until_memory_changes(tmp_path):
-    compiled = _gctoy(LOADS_AND_UNDEF, tmp_path)
+    compiled = gctoy_llc(LOADS_AND_UNDEF, tmp_path)
     (rec,) = compiled.stackmap.records
     undef = rec.locations[3]
     assert undef.kind is LocationKind.CONSTANT_INDEX and compiled.stackmap.constants[undef.offset] == 0xFEFEFEFE

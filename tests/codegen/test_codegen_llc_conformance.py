@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from gctoy.cli import _driver_module
-from gctoy.codegen import compile_module
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from llc_pair import gctoy_llc, llc14_stackmap  # noqa: E402
+
 from gctoy.emu import nops
-from gctoy.passes import run
-from gctoy.stackmap import LocationKind, read_object
+from gctoy.stackmap import LocationKind
 
 SP = "declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64, i32, void ()*, i32, i32, ...)\n"
 RELOC = "declare i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token, i32, i32)\n"
@@ -96,34 +97,19 @@ def _summary(stackmap) -> list[tuple[int, int, str]]:
     return out
 
 
-def _gctoy(text: str, tmp_path):
-    path = tmp_path / "in.ll"
-    path.write_text(text)
-    module = _driver_module(str(path), False, False)
-    run(module, "lower-gc-barriers")
-    return compile_module(module)
-
-
-def _llc14(llvm14, text: str, tmp_path):
-    src, obj = tmp_path / "ref.ll", tmp_path / "ref.o"
-    src.write_text(text)
-    res = subprocess.run([str(llvm14.llc), "-O2", "-filetype=obj", str(src), "-o", str(obj)],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 0, res.stderr
-    return read_object(obj.read_bytes()).stackmap()
 
 
 @pytest.mark.parametrize("text", [DEOPT_ADDRESSES, FLOATS, DUPLICATES, FAR_ASSUME_TRANSITION],
                          ids=["deopt-addresses", "floats", "duplicate-relocates", "far-assume-transition"])
 def test_records_equal_llc14(llvm14, tmp_path, text):
-    ours = _gctoy(text, tmp_path)
-    ref = _llc14(llvm14, text, tmp_path)
+    ours = gctoy_llc(text, tmp_path)
+    ref = llc14_stackmap(llvm14, text, tmp_path)
     assert [f.record_count for f in ours.stackmap.functions] == [f.record_count for f in ref.functions]
     assert _summary(ours.stackmap) == _summary(ref)
 
 
 def test_deopt_addresses_are_spilled_slots_holding_the_address(tmp_path):
-    compiled = _gctoy(DEOPT_ADDRESSES, tmp_path)
+    compiled = gctoy_llc(DEOPT_ADDRESSES, tmp_path)
     (rec,) = compiled.stackmap.records
     foo, node = rec.locations[3], rec.locations[4]
     assert foo.kind is node.kind is LocationKind.INDIRECT and foo.offset != node.offset
@@ -137,7 +123,7 @@ def test_deopt_addresses_are_spilled_slots_holding_the_address(tmp_path):
 
 def test_duplicate_relocates_read_the_recorded_slot(tmp_path):
     """The record names one slot for %a and %b; both relocates after the second call must read it."""
-    compiled = _gctoy(DUPLICATES, tmp_path)
+    compiled = gctoy_llc(DUPLICATES, tmp_path)
     _, second = compiled.stackmap.records
     assert _summary(compiled.stackmap) == [(7, 0, "ccvv"), (7, 0, "ccvv")]  # null once, %a = %b once
     _, derived = [loc for loc in second.locations[3:] if loc.kind is LocationKind.INDIRECT]
@@ -217,15 +203,15 @@ def _sites(stackmap) -> list[tuple[int, str]]:
 
 
 def test_stackmap_and_patchpoint_records_equal_llc14(llvm14, tmp_path):
-    ours = _gctoy(STACKMAPS, tmp_path)
-    ref = _llc14(llvm14, STACKMAPS, tmp_path)
+    ours = gctoy_llc(STACKMAPS, tmp_path)
+    ref = llc14_stackmap(llvm14, STACKMAPS, tmp_path)
     assert _sites(ours.stackmap) == _sites(ref)
     assert ours.stackmap.constants == ref.constants
 
 
 def test_stackmap_sites_are_where_the_code_stands(tmp_path):
     """A stackmap's shadow and a patchpoint's region are exactly as many bytes as asked."""
-    ours = _gctoy(STACKMAPS, tmp_path)
+    ours = gctoy_llc(STACKMAPS, tmp_path)
     offsets = [rec.instruction_offset for rec in ours.stackmap.records]
     assert offsets[0] == offsets[1]  # the first stackmap has no shadow bytes
     assert offsets[2] - offsets[1] > 6  # six shadow NOPs, then the patchpoint's arguments

@@ -3,7 +3,6 @@ aggregates, and floating-point arithmetic. Programs run on the Unicorn Machine a
 have the records, location kinds and sizes llc-14 writes."""
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,15 +10,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from llc_pair import gctoy_llc, llc14_stackmap  # noqa: E402
 from test_codegen_programs import run_with_gctoy, run_with_lli  # noqa: E402
 from wide_programs import PROGRAMS  # noqa: E402
 
-from gctoy.cli import _driver_module, main  # noqa: E402
+from gctoy.cli import main  # noqa: E402
 from gctoy.codegen import compile_module  # noqa: E402
 from gctoy.codegen.frame import CodegenError  # noqa: E402
 from gctoy.ir import parse_module  # noqa: E402
-from gctoy.passes import run  # noqa: E402
-from gctoy.stackmap import LocationKind, read_object  # noqa: E402
+from gctoy.stackmap import LocationKind  # noqa: E402
 
 SP = "declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64, i32, void ()*, i32, i32, ...)\n"
 VRELOC = "declare <2 x i8 addrspace(1)*> @llvm.experimental.gc.relocate.v2p1i8(token, i32, i32)\n"
@@ -86,21 +85,6 @@ def _records(stackmap) -> list[tuple]:
     return out
 
 
-def _gctoy(text: str, tmp_path):
-    path = tmp_path / "in.ll"
-    path.write_text(text)
-    module = _driver_module(str(path), False, False)
-    run(module, "lower-gc-barriers")
-    return compile_module(module)
-
-
-def _llc14(llvm14, text: str, tmp_path):
-    src, obj = tmp_path / "ref.ll", tmp_path / "ref.o"
-    src.write_text(text)
-    res = subprocess.run([str(llvm14.llc), "-O2", "-filetype=obj", str(src), "-o", str(obj)],
-                         capture_output=True, text=True, check=False)
-    assert res.returncode == 0, res.stderr
-    return read_object(obj.read_bytes()).stackmap()
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
@@ -112,15 +96,15 @@ def test_program_output_equals_lli(name: str) -> None:
 @pytest.mark.parametrize("text", [VECTOR_STATEPOINT, DEOPT_CALLS, STRUCT_RESULT],
                          ids=["vector-statepoint", "deopt-calls", "struct-result"])
 def test_records_equal_llc14(llvm14, tmp_path, text):
-    ours = _gctoy(text, tmp_path).stackmap
-    ref = _llc14(llvm14, text, tmp_path)
+    ours = gctoy_llc(text, tmp_path).stackmap
+    ref = llc14_stackmap(llvm14, text, tmp_path)
     assert [f.record_count for f in ours.functions] == [f.record_count for f in ref.functions]
     assert _records(ours) == _records(ref)
 
 
 def test_vector_locations_name_the_whole_slot(tmp_path):
     """Base and derived vectors are two 16-byte slots; the relocates read those slots after the call."""
-    compiled = _gctoy(VECTOR_STATEPOINT, tmp_path)
+    compiled = gctoy_llc(VECTOR_STATEPOINT, tmp_path)
     rec = compiled.stackmap.records[0]
     zero, zero2, base, derived = rec.locations[6:]  # the relocates, most recent first, as llc lists them
     assert {loc.kind for loc in (base, derived, zero)} == {LocationKind.INDIRECT}
@@ -133,7 +117,7 @@ def test_vector_locations_name_the_whole_slot(tmp_path):
 
 
 def test_deopt_call_record_ids(tmp_path):
-    records = _gctoy(DEOPT_CALLS, tmp_path).stackmap.records
+    records = gctoy_llc(DEOPT_CALLS, tmp_path).stackmap.records
     assert [r.id for r in records] == [0xABCDEF0F, 42, 0xABCDEF0F]
     assert [r.locations[0].offset for r in records] == [0, 0, 8]  # ccc, ccc, fastcc
 
