@@ -54,20 +54,13 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from .frame import CodegenError, gep_terms, located, size_of
-from .frame32 import (
-    CALLEE_SAVED,
-    EBP_FRAME_THRESHOLD,
-    FRAME_KINDS,
-    Frame32,
-    home_count,
-    place_arguments,
-    register_homes,
-    stack_words,
-    value_bits,
-)
+from .frame32 import (CALLEE_SAVED, EBP_FRAME_THRESHOLD, FRAME_KINDS, Frame32, home_count, place_arguments,
+                      register_homes, stack_words, value_bits)
 from .symbols import mangle, with_ir_names
 from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
-from .x86_64 import _check_symbol, _data_text, _signed, _strip_casts, _unsigned, constant_address
+from .addresses import constant_address, signed, unsigned
+from .data import data_text, defined_global as check_symbol
+from .records import strip_casts
 
 _LOW = {"eax": {4: "eax", 2: "ax", 1: "al"}, "ecx": {4: "ecx", 2: "cx", 1: "cl"},
         "edx": {4: "edx", 2: "dx", 1: "dl"}, "ebx": {4: "ebx", 2: "bx", 1: "bl"}}
@@ -185,16 +178,16 @@ class _Lowering32(Arithmetic32):
     def load(self, pair: tuple[str, str], v: Value) -> None:
         """A value, zero-extended to 64 bits, into a (lo, hi) register pair."""
         lo, hi = pair
-        v = _strip_casts(v)
+        v = strip_casts(v)
         if isinstance(v, ConstantInt):
-            bits = _unsigned(v.value, value_bits(v.type))
+            bits = unsigned(v.value, value_bits(v.type))
             self.emit(f"mov {lo}, {bits & 0xFFFFFFFF}")
             self.emit(f"mov {hi}, {bits >> 32}")
         elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
             self.emit(f"xor {lo}, {lo}")
             self.emit(f"xor {hi}, {hi}")
         elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"mov {lo}, {_check_symbol(v)}")
+            self.emit(f"mov {lo}, {check_symbol(v)}")
             self.emit(f"xor {hi}, {hi}")
         elif isinstance(v, I.Alloca):
             self.emit(f"lea {lo}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
@@ -208,16 +201,16 @@ class _Lowering32(Arithmetic32):
             self.emit(f"mov {hi}, {self.slot(local, 1)}")
         elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
             base, offset = constant_address(v)
-            self.emit(f"mov {lo}, {_check_symbol(base)}")
+            self.emit(f"mov {lo}, {check_symbol(base)}")
             if offset:
-                self.emit(f"add {lo}, {_signed(offset, 32)}")
+                self.emit(f"add {lo}, {signed(offset, 32)}")
             self.emit(f"xor {hi}, {hi}")
         else:
             raise CodegenError(f"operand {v!r} is not supported by the x86-32 code generator")
 
     def load_lo(self, reg: str, v: Value) -> None:
         """Only the low dword of a value (addresses, conditions, shift counts)."""
-        v = _strip_casts(v)
+        v = strip_casts(v)
         home = self.frame.home(v)
         if home is not None:
             if home != reg:
@@ -225,7 +218,7 @@ class _Lowering32(Arithmetic32):
         elif isinstance(v, (Argument, I.Instruction)) and not isinstance(v, I.Alloca):
             self.emit(f"mov {reg}, {self.slot(self.frame.local(v))}")
         elif isinstance(v, ConstantInt):
-            self.emit(f"mov {reg}, {_unsigned(v.value, value_bits(v.type)) & 0xFFFFFFFF}")
+            self.emit(f"mov {reg}, {unsigned(v.value, value_bits(v.type)) & 0xFFFFFFFF}")
         elif "edi" in self.frame.homes.values():
             self.load_address(reg, v)
         else:
@@ -236,14 +229,14 @@ class _Lowering32(Arithmetic32):
         if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
             self.emit(f"xor {reg}, {reg}")
         elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"mov {reg}, {_check_symbol(v)}")
+            self.emit(f"mov {reg}, {check_symbol(v)}")
         elif isinstance(v, I.Alloca):
             self.emit(f"lea {reg}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
         elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
             base, offset = constant_address(v)
-            self.emit(f"mov {reg}, {_check_symbol(base)}")
+            self.emit(f"mov {reg}, {check_symbol(base)}")
             if offset:
-                self.emit(f"add {reg}, {_signed(offset, 32)}")
+                self.emit(f"add {reg}, {signed(offset, 32)}")
         else:
             raise CodegenError(f"operand {v!r} is not supported by the x86-32 code generator")
 
@@ -391,7 +384,7 @@ class _Lowering32(Arithmetic32):
             return {"ebx"}
         if isinstance(inst, I.Select):
             return {"ebx", "esi"}
-        if isinstance(inst, (I.Load, I.Store)) and self.frame.home(_strip_casts(inst.pointer)) is None:
+        if isinstance(inst, (I.Load, I.Store)) and self.frame.home(strip_casts(inst.pointer)) is None:
             return {"esi"}
         return set()
 
@@ -414,7 +407,7 @@ class _Lowering32(Arithmetic32):
 
     def address_register(self, pointer: Value) -> str:
         """The register an access goes through: the pointer's home, or ESI loaded with it."""
-        home = self.frame.home(_strip_casts(pointer))
+        home = self.frame.home(strip_casts(pointer))
         if home is not None:
             return home
         self.load_lo("esi", pointer)
@@ -477,7 +470,7 @@ class _Lowering32(Arithmetic32):
             if scale != 1:
                 self.emit(f"imul ecx, ecx, {scale}")
             self.emit("add eax, ecx")
-        constant = _signed(constant, 32)
+        constant = signed(constant, 32)
         if constant:
             self.emit(f"add eax, {constant}")
         self.emit("xor edx, edx")
@@ -497,7 +490,7 @@ class _Lowering32(Arithmetic32):
         bits = value_bits(inst.value.type)
         self.load(A, inst.value)
         for const, target in inst.cases:
-            value = _unsigned(const.value, bits)
+            value = unsigned(const.value, bits)
             skip = self.fresh("case")
             self.emit(f"cmp eax, {value & 0xFFFFFFFF}")
             self.emit(f"jne {skip}")
@@ -521,7 +514,7 @@ class _Lowering32(Arithmetic32):
         if name is not None and name.startswith("llvm."):
             raise CodegenError(f"intrinsic @{name} is not supported by the x86-32 code generator "
                                "(it takes abstract-machine IR: plain calls, no statepoints)")
-        target = _strip_casts(inst.callee)
+        target = strip_casts(inst.callee)
         places, size = place_arguments(_call_types(inst))
         start = self.pushed
         for arg, place in zip(inst.args, places):
@@ -540,7 +533,7 @@ class _Lowering32(Arithmetic32):
                 self.load_lo(place.register, arg)
         if isinstance(target, Function):
             self.callees.append(target.name)
-            self.emit(f"call {_check_symbol(target)}")
+            self.emit(f"call {check_symbol(target)}")
         else:
             self.load_lo("eax", target)
             self.emit("call eax")
@@ -632,9 +625,9 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
             if name not in defined and name not in natives:
                 natives.append(name)
     asm_text = "\n".join(text) + "\n"
-    data_text = _data_text(module)
+    text_of_data = data_text(module)
     labels = tuple(n if n in helpers else mangle(n) for n in natives)
-    image = Image.from_assembly(asm_text, data_text, arch="x86_32", natives=labels)
+    image = Image.from_assembly(asm_text, text_of_data, arch="x86_32", natives=labels)
     image = with_ir_names(image, tuple(natives))
     functions = tuple(
         CompiledFunction32(lw.name, image.address_of(lw.name), lw.frame, tuple(lw.calls), tuple(lw.pushes),
@@ -642,4 +635,4 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
                            tuple(lw.safe_points))
         for lw in lowered
     )
-    return CompiledModule32(asm_text, data_text, functions, tuple(natives), image, module)
+    return CompiledModule32(asm_text, text_of_data, functions, tuple(natives), image, module)

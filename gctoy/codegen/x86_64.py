@@ -27,20 +27,17 @@ from ..emu import Image
 from ..ir.module import Module
 from ..ir.values import Value
 from ..stackmap import StackMap, StackMapRecord, StkSizeRecord, emit
-from .addresses import constant_address, signed as _signed, unsigned as _unsigned
-from .data import data_text as _data_text, tls_offsets
+from .data import data_text, tls_offsets
 from .frame import CodegenError, Frame
 from .limits import MAX_CODE_BYTES
 from .frame_ra import RegisterFrame
-from .lowering64 import FunctionLowering, check_symbol as _check_symbol
+from .lowering64 import FunctionLowering
 from .lowering64_ra import RegisterLowering
-from .records import strip_casts as _strip_casts
 from .symbols import mangle, with_ir_names
 
 STACKMAP_SECTION = ".llvm_stackmaps"
 
-__all__ = ["STACKMAP_SECTION", "CompiledFunction", "CompiledModule", "compile", "compile_module", "constant_address",
-           "_check_symbol", "_data_text", "_signed", "_strip_casts", "_unsigned"]
+__all__ = ["STACKMAP_SECTION", "CompiledFunction", "CompiledModule", "compile", "compile_module"]
 
 #: one CFI row: (byte offset in the function, CFA = rsp + this, saved (DWARF register, offset from the CFA))
 UnwindRow = tuple[int, int, tuple[tuple[int, int], ...]]
@@ -109,8 +106,8 @@ def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
             if name not in defined and name not in natives:
                 natives.append(name)
     asm_text = "\n".join(text) + "\n"
-    data_text = _data_text(module)
-    image = Image.from_assembly(asm_text, data_text, natives=tuple(mangle(n) for n in natives))
+    text_of_data = data_text(module)
+    image = Image.from_assembly(asm_text, text_of_data, natives=tuple(mangle(n) for n in natives))
     image = with_ir_names(image, tuple(natives))
     functions, records, compiled = [], [], []
     for lowering in lowered:
@@ -126,7 +123,7 @@ def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
     stackmap = StackMap(3, tuple(functions), tuple(constants), tuple(records))
     if records:
         image = image.with_sections(**{STACKMAP_SECTION: emit(stackmap)})
-    return CompiledModule(asm_text, data_text, stackmap, tuple(compiled), tuple(natives), image)
+    return CompiledModule(asm_text, text_of_data, stackmap, tuple(compiled), tuple(natives), image)
 
 
 def compile(module: Module, regalloc: bool = False) -> Image:  # noqa: A001 - the project's public name
