@@ -64,7 +64,8 @@ def _resolve(module: str, is_package: bool, level: int, name: str | None) -> str
 
 
 def imports(root: Path, package: str = "gctoy") -> list[Import]:
-    """Every import in the package, module-level and function-level, with relative names resolved."""
+    """Every import in the package, module-level and function-level, with relative names resolved
+    (not the imports under ``if TYPE_CHECKING:``, which only annotations use)."""
     return list(_imports(root.resolve(), package))
 
 
@@ -79,7 +80,11 @@ def _imports(root: Path, package: str) -> tuple[Import, ...]:
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 in_function.update(id(n) for n in ast.walk(node) if n is not node)
+        typing_only = {id(n) for node in ast.walk(tree) if _is_type_checking_block(node)
+                       for stmt in node.body for n in ast.walk(stmt)}
         for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
             deferred = id(node) in in_function
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -94,6 +99,15 @@ def _imports(root: Path, package: str) -> tuple[Import, ...]:
                 if rest or not submodules:
                     out.append(Import(module, target, rest, node.lineno, deferred))
     return tuple(out)
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:``: its imports name types for annotations and never run, so they are not edges."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def graph(root: Path, package: str = "gctoy") -> dict[str, set[str]]:

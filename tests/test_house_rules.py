@@ -153,6 +153,16 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     assert rules.cycles(rules.graph(root)) == [("gctoy.ir.module", "gctoy.ir.values")]
 
 
+@pytest.mark.parametrize("guard", ["TYPE_CHECKING", "typing.TYPE_CHECKING"])
+def test_an_import_only_annotations_use_makes_no_cycle(tmp_path, guard):
+    typed = f"import typing\nfrom typing import TYPE_CHECKING\nif {guard}:\n    from .module import Module\n"
+    root = _plant(tmp_path, {**CLEAN, "ir/values.py": typed, "ir/module.py": "from .values import f\n"})
+    assert rules.cycles(rules.graph(root)) == []
+    root = _plant(tmp_path / "run", {**CLEAN, "ir/values.py": typed.replace(f"if {guard}:\n    ", ""),
+                                     "ir/module.py": "from .values import f\n"})
+    assert rules.cycles(rules.graph(root)) == [("gctoy.ir.module", "gctoy.ir.values")]
+
+
 def test_a_cycle_through_from_package_import_module_is_found(tmp_path):
     root = _plant(tmp_path, {**CLEAN, "coreclr/codecs.py": "from . import header\n"})
     assert rules.cycles(rules.graph(root)) == [("gctoy.coreclr.codecs", "gctoy.coreclr.header")]

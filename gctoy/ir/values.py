@@ -7,7 +7,7 @@ unnamed and gets a slot number ``%N`` when printed).  Instructions live in
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from .types import (
     LABEL,
@@ -21,6 +21,9 @@ from .types import (
 from .floats import float_text
 from .names import escape_string, quote_name
 from .uses import InstructionList, tracks_uses, users_map
+
+if TYPE_CHECKING:  # annotations only: instruction_base imports this module
+    from .instruction_base import Instruction
 
 #: How a value is shown in messages: set by :mod:`gctoy.ir.printer` (which sits above this module)
 #: to print it as LLVM text; until then a value shows its name.
@@ -42,7 +45,7 @@ class Value:
     _tracks_uses = True
 
     @property
-    def users(self) -> list[Value]:
+    def users(self) -> list[Instruction]:
         """The distinct instructions (in blocks) that read this value, in the order they began to."""
         return list(users_map(self))
 
@@ -368,7 +371,7 @@ class Function(GlobalValue):
         """The entry block."""
         return self.blocks[0]
 
-    def instructions(self) -> Iterator[Value]:
+    def instructions(self) -> Iterator[Instruction]:
         """Every instruction, block by block."""
         for b in self.blocks:
             yield from b.instructions
@@ -427,7 +430,7 @@ class BasicBlock(Value):
             inst.parent = self
 
     @property
-    def terminator(self) -> "Value | None":
+    def terminator(self) -> Instruction | None:
         """The last instruction if it is a terminator."""
         if self.instructions and self.instructions[-1].is_terminator:
             return self.instructions[-1]
@@ -445,27 +448,27 @@ class BasicBlock(Value):
                 seen.append(b)
         return seen
 
-    def append(self, inst: Value) -> Value:
+    def append(self, inst: Instruction) -> Instruction:
         """Add an instruction at the end."""
         inst.parent = self
         self.instructions.append(inst)
         return inst
 
-    def insert(self, index: int, inst: Value) -> Value:
+    def insert(self, index: int, inst: Instruction) -> Instruction:
         """Insert an instruction at ``index``."""
         inst.parent = self
         self.instructions.insert(index, inst)
         return inst
 
-    def insert_before(self, anchor: Value, inst: Value) -> Value:
+    def insert_before(self, anchor: Instruction, inst: Instruction) -> Instruction:
         """Insert ``inst`` just before ``anchor``."""
         return self.insert(self.instructions.index(anchor), inst)
 
-    def insert_after(self, anchor: Value, inst: Value) -> Value:
+    def insert_after(self, anchor: Instruction, inst: Instruction) -> Instruction:
         """Insert ``inst`` just after ``anchor``."""
         return self.insert(self.instructions.index(anchor) + 1, inst)
 
-    def phis(self) -> list[Value]:
+    def phis(self) -> list[Instruction]:
         """The leading phi instructions."""
         out = []
         for inst in self.instructions:

@@ -140,7 +140,7 @@ def edge_labels(block: BasicBlock) -> list[tuple[BasicBlock, str]]:
             pairs.append((target, str(value.value)))
     elif isinstance(term, I.Invoke):
         pairs = [(term.normal, "normal"), (term.unwind, "unwind")]
-    elif term is not None:
+    elif isinstance(term, I.Instruction):
         pairs = [(b, "") for b in term.successors]
     merged: dict[int, tuple[BasicBlock, list[str]]] = {}
     order: list[int] = []
