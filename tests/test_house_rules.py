@@ -48,8 +48,6 @@ PRIVATE_IMPORTS: dict[str, list[str]] = {
 LONG_FUNCTIONS = {
     "gctoy.ir.parser._Parser.constant",  # split with the parser
     "gctoy.ir.parser._Parser.function",
-    "gctoy.passes.inline_poll.inline_poll",  # the passes' own rework
-    "gctoy.passes.mem2reg.promote",
 }
 
 

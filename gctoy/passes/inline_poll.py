@@ -92,12 +92,27 @@ def _clone_instruction(inst: I.Instruction) -> I.Instruction:
 def inline_poll(location: I.Instruction, poll: Function, symbols: SymbolTable) -> list[I.Call]:
     """Inline ``poll``'s body just before ``location``; returns the cloned calls (the runtime calls)."""
     orig = location.parent
+    assert orig is not None
     fn = orig.parent
-    assert fn is not None and orig is not None
+    assert fn is not None
     symbols.refresh()
     live = reachable_set(poll)
-    body = [b for b in poll.blocks if b in live]
+    clones = _clone_body([b for b in poll.blocks if b in live], fn, symbols)
+    calls = _runtime_calls(clones)
+    returns = [nb for nb in clones if isinstance(nb.terminator, I.Ret)]
+    if len(clones) == 1 and len(returns) == 1:
+        index = orig.instructions.index(location)
+        for k, ni in enumerate(clones[0].instructions[:-1]):
+            orig.insert(index + k, ni)
+        return calls
+    exit_block = _split_before(location, symbols)
+    others = _join_returns(clones, returns, exit_block)
+    _merge_entry(orig, clones[0], others, exit_block)
+    return calls
 
+
+def _clone_body(body: list[BasicBlock], fn: Function, symbols: SymbolTable) -> list[BasicBlock]:
+    """Copies of ``body``'s blocks for ``fn``, named in LLVM's order, their operands mapped to the copies."""
     pairs: list[tuple[Value, Value]] = []
     clones: list[BasicBlock] = []
     for block in body:
@@ -122,6 +137,11 @@ def inline_poll(location: I.Instruction, poll: Function, symbols: SymbolTable) -
             for op in ni.operands:
                 if id(op) in vmap:
                     ni.replace_uses_of(op, vmap[id(op)])
+    return clones
+
+
+def _runtime_calls(clones: list[BasicBlock]) -> list[I.Call]:
+    """The calls among the cloned instructions, no longer tail calls (they are the runtime calls)."""
     calls: list[I.Call] = []
     for nb in clones:
         for ni in nb.instructions:
@@ -129,18 +149,16 @@ def inline_poll(location: I.Instruction, poll: Function, symbols: SymbolTable) -
                 if ni.tail in ("tail", "musttail"):
                     ni.tail = None
                 calls.append(ni)
-    returns = [nb for nb in clones if isinstance(nb.terminator, I.Ret)]
+    return calls
 
+
+def _split_before(location: I.Instruction, symbols: SymbolTable) -> BasicBlock:
+    """Split ``location``'s block before it: the tail moves to a new ``gc.safepoint_poll.exit`` block."""
+    orig = location.parent
+    assert orig is not None
     index = orig.instructions.index(location)
-    if len(clones) == 1 and len(returns) == 1:
-        only = clones[0]
-        for k, ni in enumerate(only.instructions[:-1]):
-            orig.insert(index + k, ni)
-        return calls
-
-    # Split ``orig`` at the location: the tail moves to the continuation block.
     exit_block = BasicBlock(symbols.claim(POLL_NAME + ".exit"))
-    exit_block.parent = fn
+    exit_block.parent = orig.parent
     tail = orig.instructions[index:]
     del orig.instructions[index:]
     for inst in tail:
@@ -148,8 +166,14 @@ def inline_poll(location: I.Instruction, poll: Function, symbols: SymbolTable) -
     for succ in exit_block.successors:
         for phi in succ.phis():
             phi.replace_uses_of(orig, exit_block)
+    return exit_block
 
-    entry_clone, others = clones[0], clones[1:]
+
+def _join_returns(clones: list[BasicBlock], returns: list[BasicBlock], exit_block: BasicBlock) -> list[BasicBlock]:
+    """Make the body's returns continue in ``exit_block``; returns the cloned blocks after the entry that stay.
+
+    A single return block merges into the front of ``exit_block``; several each branch to it."""
+    others = clones[1:]
     if len(returns) == 1:
         ret_block = returns[0]
         for k, inst in enumerate(ret_block.instructions[:-1]):
@@ -163,14 +187,18 @@ def inline_poll(location: I.Instruction, poll: Function, symbols: SymbolTable) -
             br = I.Br(exit_block)
             br.parent = nb
             nb.instructions[-1] = br
+    return others
 
-    # Merge the cloned entry into ``orig`` (it has no predecessors in the body).
+
+def _merge_entry(orig: BasicBlock, entry_clone: BasicBlock, others: list[BasicBlock], exit_block: BasicBlock) -> None:
+    """Append the cloned entry to ``orig`` (it has no predecessors in the body) and lay out the rest after it."""
     for inst in entry_clone.instructions:
         orig.append(inst)
     for nb in [*others, exit_block]:
         for inst in nb.instructions:
             if isinstance(inst, I.Phi):
                 inst.replace_uses_of(entry_clone, orig)
+    fn = orig.parent
+    assert fn is not None
     pos = fn.blocks.index(orig) + 1
     fn.blocks[pos:pos] = [*others, exit_block]
-    return calls

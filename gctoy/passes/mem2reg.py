@@ -84,11 +84,47 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
         return []
     names = names or NameUniquer(fn)
     index = {id(a): k for k, a in enumerate(allocas)}
-    order = {id(b): n for n, b in enumerate(fn.blocks)}
     dt = DominatorTree(fn)
+    placed = place_phis(fn, allocas, index, dt, names)
+    created = [phi for phi, _ in placed]
+    replace, dead = rename(fn, allocas, index, {id(phi): k for phi, k in placed})
+    if replace:
+        for inst in fn.instructions():
+            for op in inst.operands:
+                if id(op) in replace:
+                    inst.replace_uses_of(op, _current(op, replace))
+    for inst in dead:
+        inst.erase()
+    for a in allocas:
+        a.erase()
+    _simplify_phis(fn, created, dt)
+    return [p for p in created if p.parent is not None]
+
+
+def place_phis(fn: Function, allocas: list[I.Alloca], index: dict[int, int], dt: DominatorTree,
+               names: NameUniquer) -> list[tuple[I.Phi, int]]:
+    """Steps 1 and 2: insert the empty phis of ``allocas``; returns each new phi with its alloca's index."""
+    order = {id(b): n for n, b in enumerate(fn.blocks)}
     preds = predecessors(fn)
-    def_blocks: list[list[BasicBlock]] = [[] for _ in allocas]
-    use_blocks: list[list[BasicBlock]] = [[] for _ in allocas]
+    def_blocks, use_blocks = _def_and_use_blocks(fn, index, len(allocas))
+    placed: list[tuple[I.Phi, int]] = []
+    for k in _phi_order(fn, allocas, index, dt):
+        a = allocas[k]
+        live_in = _live_in_blocks(def_blocks[k], use_blocks[k], preds)
+        version = 0
+        for f in sorted(_phi_blocks(def_blocks[k], live_in, dt), key=lambda blk: order[id(blk)]):
+            phi = I.Phi(a.allocated_type, name=names.unique(f"{a.name or ''}.{version}"))
+            version += 1
+            f.insert(0, phi)
+            placed.append((phi, k))
+    return placed
+
+
+def _def_and_use_blocks(fn: Function, index: dict[int, int],
+                        count: int) -> tuple[list[list[BasicBlock]], list[list[BasicBlock]]]:
+    """Per alloca, the blocks that store to it and the blocks that load it before any store there."""
+    def_blocks: list[list[BasicBlock]] = [[] for _ in range(count)]
+    use_blocks: list[list[BasicBlock]] = [[] for _ in range(count)]
     for b in fn.blocks:
         stored: set[int] = set()
         for inst in b.instructions:
@@ -101,51 +137,57 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
                 k = index[id(inst.pointer)]
                 if k not in stored and all(x is not b for x in use_blocks[k]):
                     use_blocks[k].append(b)
-    phi_for: dict[tuple[int, int], I.Phi] = {}
-    owner: dict[int, int] = {}
-    for k in _phi_order(fn, allocas, index, dt):
-        a = allocas[k]
-        defs = {id(b) for b in def_blocks[k]}
-        live_in: set[int] = set()
-        work = list(use_blocks[k])
-        while work:
-            b = work.pop()
-            if id(b) in live_in:
+    return def_blocks, use_blocks
+
+
+def _live_in_blocks(def_blocks: list[BasicBlock], use_blocks: list[BasicBlock],
+                    preds: dict[BasicBlock, list[BasicBlock]]) -> set[int]:
+    """The blocks (as ids) where the alloca's value is live in: from each using block back to the stores."""
+    defs = {id(b) for b in def_blocks}
+    live_in: set[int] = set()
+    work = list(use_blocks)
+    while work:
+        b = work.pop()
+        if id(b) in live_in:
+            continue
+        live_in.add(id(b))
+        for p in preds.get(b, []):
+            if id(p) not in defs:
+                work.append(p)
+    return live_in
+
+
+def _phi_blocks(def_blocks: list[BasicBlock], live_in: set[int], dt: DominatorTree) -> list[BasicBlock]:
+    """The iterated dominance frontier of the storing blocks, pruned to where the alloca is live in."""
+    placed: dict[int, BasicBlock] = {}
+    work = [b for b in def_blocks if dt.is_reachable(b)]
+    seen = {id(b) for b in work}
+    while work:
+        b = work.pop()
+        for f in dt.dominance_frontier(b):
+            if id(f) in placed or id(f) not in live_in:
                 continue
-            live_in.add(id(b))
-            for p in preds.get(b, []):
-                if id(p) not in defs:
-                    work.append(p)
-        # iterated dominance frontier of the storing blocks, pruned to where the alloca is live in
-        placed: dict[int, BasicBlock] = {}
-        work = [b for b in def_blocks[k] if dt.is_reachable(b)]
-        seen = {id(b) for b in work}
-        while work:
-            b = work.pop()
-            for f in dt.dominance_frontier(b):
-                if id(f) in placed or id(f) not in live_in:
-                    continue
-                placed[id(f)] = f
-                if id(f) not in seen:
-                    seen.add(id(f))
-                    work.append(f)
-        version = 0
-        for f in sorted(placed.values(), key=lambda blk: order[id(blk)]):
-            phi = I.Phi(a.allocated_type, name=names.unique(f"{a.name or ''}.{version}"))
-            version += 1
-            f.insert(0, phi)
-            phi_for[(id(f), k)] = phi
-            owner[id(phi)] = k
-    created = list(phi_for.values())
-    # renaming: LLVM's depth-first walk over the CFG
+            placed[id(f)] = f
+            if id(f) not in seen:
+                seen.add(id(f))
+                work.append(f)
+    return list(placed.values())
+
+
+def _current(v: Value, replace: dict[int, Value]) -> Value:
+    """``v`` after the replacements (a load replaced by a load replaced by ... a value)."""
+    while id(v) in replace:
+        v = replace[id(v)]
+    return v
+
+
+def rename(fn: Function, allocas: list[I.Alloca], index: dict[int, int],
+           owner: dict[int, int]) -> tuple[dict[int, Value], list[I.Instruction]]:
+    """Step 3, LLVM's depth-first walk over the CFG: fills the phis (``owner``: phi id -> alloca index).
+
+    Returns what each load (by id) is replaced by, and the loads and stores to erase."""
     replace: dict[int, Value] = {}
     dead: list[I.Instruction] = []
-
-    def current(v: Value) -> Value:
-        while id(v) in replace:
-            v = replace[id(v)]
-        return v
-
     visited: set[int] = set()
     stack: list[tuple[BasicBlock, BasicBlock | None, list[Value]]] = [
         (fn.entry, None, [Undef(a.allocated_type) for a in allocas])]
@@ -154,20 +196,13 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
         values = list(values)
         while True:
             if pred is not None:
-                edges = sum(1 for s in pred.terminator.successors if s is block)
-                for phi in block.phis():
-                    k = owner.get(id(phi))
-                    if k is None:
-                        continue
-                    for _ in range(edges):
-                        phi.add_incoming(values[k], pred)
-                    values[k] = phi
+                _fill_phis(block, pred, values, owner)
             if id(block) in visited:
                 break
             visited.add(id(block))
             for inst in list(block.instructions):
                 if isinstance(inst, I.Store) and id(inst.pointer) in index:
-                    values[index[id(inst.pointer)]] = current(inst.value)
+                    values[index[id(inst.pointer)]] = _current(inst.value, replace)
                     dead.append(inst)
                 elif isinstance(inst, I.Load) and id(inst.pointer) in index:
                     replace[id(inst)] = values[index[id(inst.pointer)]]
@@ -182,17 +217,19 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
                     done.add(id(s))
                     stack.append((s, block, list(values)))
             pred, block = block, first
-    if replace:
-        for inst in fn.instructions():
-            for op in inst.operands:
-                if id(op) in replace:
-                    inst.replace_uses_of(op, current(op))
-    for inst in dead:
-        inst.erase()
-    for a in allocas:
-        a.erase()
-    _simplify_phis(fn, created, dt)
-    return [p for p in created if p.parent is not None]
+    return replace, dead
+
+
+def _fill_phis(block: BasicBlock, pred: BasicBlock, values: list[Value], owner: dict[int, int]) -> None:
+    """Entering ``block`` from ``pred``: its new phis receive the current values (once per edge) and become them."""
+    edges = sum(1 for s in pred.terminator.successors if s is block)
+    for phi in block.phis():
+        k = owner.get(id(phi))
+        if k is None:
+            continue
+        for _ in range(edges):
+            phi.add_incoming(values[k], pred)
+        values[k] = phi
 
 
 def _simplify_phis(fn: Function, phis: list[I.Phi], dt: DominatorTree) -> None:
