@@ -13,7 +13,8 @@ from ..errors import GCToyError, VerifyError
 from ..ir.module import Module
 from ..ir.verifier import check_module
 
-PassFn = Callable[[Module], None]
+#: a pass changes (or checks) the module in place; what it returns is not used
+PassFn = Callable[[Module], object]
 
 #: opt-style pass name -> function that transforms (or checks) a module in place.
 REGISTRY: dict[str, PassFn] = {}
@@ -59,7 +60,9 @@ def split_pass(entry: str) -> tuple[str, str | None]:
 
 
 def split_top_level(text: str) -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         depth += (ch == "<") - (ch == ">")
         if ch == "," and depth == 0:
@@ -93,7 +96,7 @@ def run(module: Module, pipeline: str) -> Module:
         if opts is None:
             REGISTRY[name](module)
         else:
-            REGISTRY[name](module, opts)  # type: ignore[call-arg]
+            REGISTRY[name](module, opts)  # type: ignore[call-arg]  # a pass in TAKES_OPTIONS takes the option text too
     return module
 
 

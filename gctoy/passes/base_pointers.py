@@ -177,6 +177,7 @@ class BaseFinder:
             kind, value = state[id(node)]
             if kind != self._BASE:
                 continue
+            assert value is not None, "a node in state Base has its base"
             if forced_conflict(node, value, self.llvm):
                 state[id(node)] = (self._CONFLICT, None)
             elif isinstance(value.type, VectorType) and not isinstance(node.type, VectorType):
@@ -224,6 +225,7 @@ class BaseFinder:
         elif isinstance(node, VECTOR_BDV_NODES):
             base = vector_base_placeholder(node)
         else:
+            assert isinstance(node, I.Select), "a base defining node is a phi, a vector node or a select"
             base = I.Select(node.condition, node.true_value, node.false_value)
         base.name = self.names.unique(name)
         base.metadata.append((IS_BASE_VALUE, self.metadata_ref()))
@@ -234,15 +236,18 @@ class BaseFinder:
     def _fill_base(self, node: Value, states: dict[int, Value]) -> None:
         base = self.cache[id(node)]
         if isinstance(node, I.Phi):
+            assert isinstance(base, I.Phi)
             chosen: dict[int, Value] = {}
             for inp, block in node.incoming:
                 if id(block) not in chosen:
                     chosen[id(block)] = self._cast_to(self._base_for_input(inp), node.type, block.terminator)
                 base.add_incoming(chosen[id(block)], block)
         elif isinstance(node, VECTOR_BDV_NODES):
+            assert isinstance(base, I.SimpleInstruction)
             fill_vector_base(node, base, lambda inp, at: self._cast_to(self._base_for_input(inp), inp.type, at),
                              self.llvm)
         else:
+            assert isinstance(node, I.Select) and isinstance(base, I.Select)
             t = self._cast_to(self._base_for_input(node.true_value), node.type, base)
             f = self._cast_to(self._base_for_input(node.false_value), node.type, base)
             base.ops[1], base.ops[2] = t, f

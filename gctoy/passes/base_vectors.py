@@ -28,7 +28,7 @@ own shape (vector or scalar) too.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, TypeGuard
 
 from ..ir import instructions as I
 from ..ir.types import GC_ADDRSPACE, I8, I32, I64, PointerType, Type, VectorType, is_gc_pointer
@@ -109,7 +109,7 @@ def base_ee_for(node: I.ExtractElement, base_vector: Value, names: NameUniquer, 
     return ee
 
 
-def vector_base_placeholder(node: Value) -> I.Instruction:
+def vector_base_placeholder(node: Value) -> I.SimpleInstruction:
     """A copy of an insert/extract/shuffle whose value operands are filled in later with bases."""
     if isinstance(node, I.ExtractElement):
         return I.ExtractElement(Undef(node.vector.type), node.index)
@@ -134,7 +134,7 @@ def base_name_for(node: Value) -> str:
     return "base_sv"
 
 
-def fill_vector_base(node: Value, base: I.Instruction, base_of: Callable[[Value, I.Instruction], Value],
+def fill_vector_base(node: Value, base: I.SimpleInstruction, base_of: Callable[[Value, I.Instruction], Value],
                      llvm: int) -> None:
     """Point the base instruction's operands at the bases of the node's inputs."""
     if isinstance(node, I.ExtractElement):
@@ -174,7 +174,7 @@ def splat_scalar_gep_bases(fn, names: NameUniquer, llvm: int) -> None:
             inst.ops[0] = splat
 
 
-def is_noop_pointer_cast(v: Value) -> bool:
+def is_noop_pointer_cast(v: Value) -> TypeGuard[I.Cast]:
     """A bitcast or same-space addrspacecast between pointers, or between vectors of pointers (no code)."""
     if not isinstance(v, I.Cast) or v.opcode not in ("bitcast", "addrspacecast"):
         return False

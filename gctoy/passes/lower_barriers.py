@@ -48,7 +48,7 @@ from ..ir.module import Module
 from ..ir.types import I8, I64, ArrayType, PointerType, Type
 from ..ir.names import is_numbered
 from ..ir.values import ConstantInt, ConstantNull, Function, GlobalVariable, Value, ZeroInitializer
-from ..strategy import GCStrategy, strategy_of
+from ..strategy import GCStrategy, get_strategy
 from . import register
 from .naming import NameUniquer
 from .shadow_stack_lowering import init_roots
@@ -220,7 +220,7 @@ def lower_gc_barriers(module: Module) -> None:
     for fn in list(module.functions):
         if fn.is_declaration or fn.gc is None:
             continue
-        _Lowering(module, fn, strategy_of(fn)).run()
+        _Lowering(module, fn, get_strategy(fn.gc)).run()
 
 
 __all__ = ["CARD_COUNT", "CARD_DIRTY", "CARD_SHIFT", "CARD_TABLE", "NULL_HEADER", "BarrierLoweringError",

@@ -23,6 +23,7 @@ Options, written in the pipeline as ``place-safepoints<no-entry;trip-width=16>``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import GCToyError
 from ..ir import instructions as I
@@ -342,7 +343,7 @@ def wrap_calls_in_statepoints(fn: Function, module: Module, symbols: SymbolTable
                             DEFAULT_STATEPOINT_ID), ConstantInt(I32, 0), call.callee,
                 ConstantInt(I32, len(call.args)), ConstantInt(I32, 0), *call.args, ConstantInt(I32, 0),
                 ConstantInt(I32, 0)]
-        kw = dict(arg_attrs=[(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()], cc=call.cc,
+        kw: dict[str, Any] = dict(arg_attrs=[(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()], cc=call.cc,
                   bundles=[b for b in call.bundles], name=symbols.unique("safepoint_token"))
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_ty, decl, args, call.normal, call.unwind, **kw)

@@ -28,7 +28,7 @@ new phis where paths merge).  The phases, in order, each a function from a
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from ..ir import instructions as I
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID
@@ -142,7 +142,7 @@ def unwrap_bare_statepoints(module: Module) -> list[str]:
                 bundles.append(I.OperandBundle("deopt", list(sp.deopt_args)))
             if sp.transition_args or sp.is_gc_transition:
                 bundles.append(I.OperandBundle("gc-transition", list(sp.transition_args)))
-            kw = dict(fn_attrs=tuple(attrs), cc=call.cc, bundles=bundles, name=None)
+            kw: dict[str, Any] = dict(fn_attrs=tuple(attrs), cc=call.cc, bundles=bundles, name=None)
             if isinstance(call, I.Invoke):
                 plain: I.CallBase = I.Invoke(sp.target_type, sp.target, list(sp.call_args), call.normal,
                                              call.unwind, **kw)

@@ -5,6 +5,8 @@ rewires them to the copies this phase records in ``state.copies``.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..ir import instructions as I
 from ..ir.intrinsics import DEFAULT_STATEPOINT_ID
 from ..ir.module import Module, resolve_attrs
@@ -112,13 +114,14 @@ class _Builder:
         if transition is not None:
             bundles.append(I.OperandBundle("gc-transition", list(transition.inputs)))
         if gc_live or roots:
-            bundles.append(I.OperandBundle("gc-live", gc_live + roots))
-        kw = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in MEMORY_FN_ATTRS),
+            bundles.append(I.OperandBundle("gc-live", [*gc_live, *roots]))
+        kw: dict[str, Any] = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in MEMORY_FN_ATTRS),
                   cc=call.cc, bundles=bundles,
                   name=self.names.unique("statepoint_token" if isinstance(call, I.Invoke) else "safepoint_token"))
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_fty, decl, args, call.normal, call.unwind, **kw)
         else:
+            assert isinstance(call, I.Call)
             sp = I.Call(sp_fty, decl, args, tail=call.tail, **kw)
         block = call.parent
         block.insert_before(call, sp)

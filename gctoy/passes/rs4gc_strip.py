@@ -92,6 +92,7 @@ def mutable_tbaa_tag(module: Module, ref: str, in_place: bool = False) -> str:
         if md.text == text and not md.distinct:
             return f"!{md.name}"
     if in_place:
+        assert tag is not None  # it has operands
         tag.text = text
         return ref
     n = max((int(md.name) for md in module.metadata if md.name.isdigit()), default=-1) + 1

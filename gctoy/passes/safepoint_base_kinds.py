@@ -89,8 +89,8 @@ def _strip_pointer_casts(v: Value) -> Value:
                 return v
         elif _opcode(v) == "addrspacecast":
             v = _first_operand(v)
-        elif isinstance(v, I.CallBase) and _returned_argument(v) is not None:
-            v = _returned_argument(v)
+        elif isinstance(v, I.CallBase) and (returned := _returned_argument(v)) is not None:
+            v = returned
         else:
             return v
         if id(v) in seen:
@@ -178,8 +178,9 @@ class BaseKinds:
 
     def __init__(self, fn: Function) -> None:
         self.sources: dict[int, list[Value]] = {}
-        users: dict[int, list[Value]] = {}
-        unwinds, seen = statepoint_unwind_map(fn), {}
+        users: dict[int, list[I.Instruction]] = {}
+        unwinds = statepoint_unwind_map(fn)
+        seen: dict[int, Statepoint] = {}
         for inst in fn.instructions():
             srcs = _base_sources(inst, unwinds, seen)
             if srcs is not None:

@@ -37,7 +37,8 @@ class Deadness:
             if on_true is on_false or not isinstance(term.condition, ConstantInt):
                 continue
             untaken = on_false if term.condition.value else on_true
-            self._add_dead_edge(b, untaken)  # type: ignore[arg-type]
+            assert isinstance(untaken, BasicBlock)
+            self._add_dead_edge(b, untaken)
 
     def is_dead_block(self, block: BasicBlock) -> bool:
         """True if ``block`` can never run."""
