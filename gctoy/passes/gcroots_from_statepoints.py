@@ -50,6 +50,7 @@ What a frame looks like after the lowering (``K = 2``)::
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..errors import VerifyError
 from ..ir import instructions as I
@@ -144,7 +145,8 @@ class _FunctionRewrite:
     def __init__(self, module: Module, fn: Function) -> None:
         self.module, self.fn = module, fn
         self.names = _Names(fn)
-        self.statepoints = [Statepoint.of(i) for i in fn.instructions() if Statepoint.is_statepoint(i)]
+        self.statepoints = [Statepoint.of(i) for i in fn.instructions()
+                            if isinstance(i, I.CallBase) and Statepoint.is_statepoint(i)]
         unwinds = statepoint_unwind_map(fn)
         self.relocates: dict[int, list[I.Call]] = {id(sp.call): [] for sp in self.statepoints}
         self.results: dict[int, list[I.Call]] = {id(sp.call): [] for sp in self.statepoints}
@@ -161,6 +163,12 @@ class _FunctionRewrite:
         #: id(a pointer this pass re-derived) -> (the reloaded base, the offset value): a later
         #: call that relocates the same pair reuses the offset instead of computing it again
         self.derived_from: dict[int, tuple[Value, Value]] = {}
+
+    @property
+    def root(self) -> PointerType:
+        """The type the root slots hold (known once some statepoint has a base to spill)."""
+        assert self.root_type is not None
+        return self.root_type
 
     # ------------------------------------------------------------ analysis
 
@@ -205,18 +213,18 @@ class _FunctionRewrite:
 
     def _make_roots(self, count: int) -> None:
         entry = self.fn.entry
-        opaque = self.root_type.is_opaque
+        opaque = self.root.is_opaque
         at = 0
         while at < len(entry.instructions) and isinstance(entry.instructions[at], I.Alloca):
             at += 1
         new: list[I.Instruction] = []
         for i in range(count):
-            slot = I.Alloca(self.root_type, align=8, name=self.names.fresh(f"{ROOT_PREFIX}{i}"))
+            slot = I.Alloca(self.root, align=8, name=self.names.fresh(f"{ROOT_PREFIX}{i}"))
             if opaque:
                 slot.type = PointerType(None)  # as the parser types an alloca in an opaque-pointer module
             self.roots.append(slot)
             new.append(slot)
-        new += [I.Store(ConstantNull(self.root_type), slot, align=8) for slot in self.roots]
+        new += [I.Store(ConstantNull(self.root), slot, align=8) for slot in self.roots]
         gcroot = self._gcroot_declaration(opaque)
         for slot in self.roots:
             arg: Value = slot
@@ -259,16 +267,17 @@ class _FunctionRewrite:
                 old.parent.insert_before(old, inst)
             offsets[(id(base), id(derived))] = off
         for base in bases:
-            value = _cast(base, self.root_type, names, old, _hint(base, ".root"))
-            old.parent.insert_before(old, I.Store(value, slot_of[id(base)], align=8))
+            spilled = _cast(base, self.root, names, old, _hint(base, ".root"))
+            old.parent.insert_before(old, I.Store(spilled, slot_of[id(base)], align=8))
         # 2. the call itself
         target_type = _target_type(sp)
+        assert target_type is not None  # the statepoints without one were refused in _check
         results = self.results[id(old)]
         hint = "call"
         if results and results[0].name:
             hint = results[0].name
             names.used.discard(hint)  # the gc.result goes away; its name moves to the call
-        common = dict(cc=old.cc, name=names.fresh(hint) if target_type.ret != VOID else None)
+        common: dict[str, Any] = dict(cc=old.cc, name=names.fresh(hint) if target_type.ret != VOID else None)
         if isinstance(old, I.Invoke):
             new: I.CallBase = I.Invoke(target_type, sp.target, list(sp.call_args), old.normal, old.unwind, **common)
         else:
@@ -287,14 +296,14 @@ class _FunctionRewrite:
             else:
                 key = (id(base), id(reloc.parent))
                 if key not in reloads:
-                    load = I.Load(self.root_type, slot_of[id(base)], align=8,
+                    load = I.Load(self.root, slot_of[id(base)], align=8,
                                   name=names.fresh(_hint(base, ".reload")))
                     reloc.parent.insert_before(reloc, load)
                     reloads[key] = load
                 value = reloads[key]
                 if derived is not base:
-                    raw = _cast(value, PointerType(None if self.root_type.is_opaque else I8,
-                                                   self.root_type.addrspace), names, reloc, _hint(base, ".bytes"))
+                    raw = _cast(value, PointerType(None if self.root.is_opaque else I8,
+                                                   self.root.addrspace), names, reloc, _hint(base, ".bytes"))
                     offset = offsets[(id(base), id(derived))]
                     value = I.GetElementPtr(I8, raw, [offset], name=names.fresh(_hint(derived, ".rederived")))
                     reloc.parent.insert_before(reloc, value)

@@ -222,11 +222,14 @@ def rename(fn: Function, allocas: list[I.Alloca], index: dict[int, int],
 
 def _fill_phis(block: BasicBlock, pred: BasicBlock, values: list[Value], owner: dict[int, int]) -> None:
     """Entering ``block`` from ``pred``: its new phis receive the current values (once per edge) and become them."""
-    edges = sum(1 for s in pred.terminator.successors if s is block)
+    term = pred.terminator
+    assert term is not None
+    edges = sum(1 for s in term.successors if s is block)
     for phi in block.phis():
         k = owner.get(id(phi))
         if k is None:
             continue
+        assert isinstance(phi, I.Phi)
         for _ in range(edges):
             phi.add_incoming(values[k], pred)
         values[k] = phi

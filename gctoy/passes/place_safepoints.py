@@ -31,7 +31,7 @@ from ..ir.analysis.cfg import predecessors, reachable_set
 from ..ir.analysis.dominators import DominatorTree
 from ..ir.analysis.loops import Loop, LoopInfo
 from ..ir.module import Module
-from ..ir.values import BasicBlock, Function, Undef
+from ..ir.values import BasicBlock, Function, Undef, Value
 from . import register
 from .counted_loops import must_be_finite_counted_loop
 from .inline_poll import POLL_NAME, SymbolTable, check_poll_function, inline_poll
@@ -113,6 +113,7 @@ def remove_unreachable_blocks(fn: Function) -> list[BasicBlock]:
             if succ not in live:
                 continue
             for phi in succ.phis():
+                assert isinstance(phi, I.Phi)
                 had = len(phi.incoming)
                 phi.incoming = [(v, b) for v, b in phi.incoming if b is not block]
                 if not phi.incoming:
@@ -127,7 +128,7 @@ def remove_unreachable_blocks(fn: Function) -> list[BasicBlock]:
     return dead
 
 
-def _phi_constant_value(phi: I.Phi):
+def _phi_constant_value(phi: I.Phi) -> Value | None:
     """The single value a phi merges (ignoring itself), as PHINode::hasConstantValue finds it."""
     values = {id(v): v for v, _ in phi.incoming if v is not phi}
     if len(values) > 1:
@@ -193,7 +194,9 @@ def backedge_poll_locations(fn: Function, opts: SafepointOptions) -> list[I.Inst
                     continue
                 if not opts.no_call and call_on_dominator_path(latch, loop.header, dt, opts.llvm):
                     continue
-            found.append(latch.terminator)
+            term = latch.terminator
+            assert term is not None  # a latch branches back to the header
+            found.append(term)
     found.sort(key=lambda t: t.parent.name or "")
     unique: list[I.Instruction] = []
     for term in found:
@@ -213,12 +216,15 @@ def split_backedges(fn: Function, terms: list[I.Instruction]) -> list[I.Instruct
             if dt.dominates(succ, latch) and succ not in headers:
                 headers.append(succ)
         for header in headers:
-            out.append(_split_edge(fn, latch, header).terminator)
+            branch = _split_edge(fn, latch, header).terminator
+            assert branch is not None
+            out.append(branch)
     return out
 
 
 def _split_edge(fn: Function, source: BasicBlock, target: BasicBlock) -> BasicBlock:
     term = source.terminator
+    assert term is not None
     if len(term.successors) == 1:
         # Not critical (the header has other predecessors): split off the branch.
         new = BasicBlock(SymbolTable(fn).claim(f"{source.name}.split") if source.name else None)
@@ -237,6 +243,7 @@ def _split_edge(fn: Function, source: BasicBlock, target: BasicBlock) -> BasicBl
     new.append(I.Br(target))
     _retarget_first(term, target, new)
     for phi in target.phis():
+        assert isinstance(phi, I.Phi)
         for k, (v, b) in enumerate(phi.incoming):
             if b is source:
                 phi.incoming[k] = (v, new)

@@ -47,8 +47,11 @@ class _Splitter:
 
     def redirect(self, preds: list[BasicBlock], old: BasicBlock, new: BasicBlock) -> None:
         for p in preds:
-            p.terminator.replace_uses_of(old, new)
+            term = p.terminator
+            assert term is not None
+            term.replace_uses_of(old, new)
         for phi in old.phis():
+            assert isinstance(phi, I.Phi)
             moved = [(v, b) for v, b in phi.incoming if any(b is p for p in preds)]
             if moved:
                 phi.incoming = [(v, b) for v, b in phi.incoming if all(b is not p for p in preds)]
@@ -76,7 +79,9 @@ class _Splitter:
             new.append(clone)
             new.append(I.Br(dest))
             for p in group:
-                p.terminator.replace_uses_of(dest, new)
+                term = p.terminator
+                assert term is not None
+                term.replace_uses_of(dest, new)
             preds[new] = list(group)
             made.append(new)
         preds[dest] = made

@@ -122,6 +122,7 @@ class OrderedLiveness:
             out = OrderedSet()
             for s in _successors(b):
                 for phi in s.phis():
+                    assert isinstance(phi, I.Phi)
                     for v, p in phi.incoming:
                         if p is b:
                             if _tracked(v):

@@ -77,6 +77,7 @@ def fold_single_entry_phis(fn: Function) -> bool:
     for b in fn.blocks:
         if len(preds.get(b, [])) == 1:
             for phi in b.phis():
+                assert isinstance(phi, I.Phi)
                 if users is None:
                     users = {}
                     for inst in fn.instructions():
@@ -143,6 +144,7 @@ def _simplify_invoke(block: BasicBlock, inv: I.Invoke, module: Module | None, ll
     if not _has_fn_attr(inv, module, ("nounwind",)):
         return False
     fn = block.parent
+    assert fn is not None
     used = any(inv in inst.operands for b in fn.blocks for inst in b.instructions if inst is not inv)
     normal, unwind = inv.normal, inv.unwind
     if not used and _has_fn_attr(inv, module, ("readnone", "readonly")) and _has_fn_attr(inv, module, ("willreturn",)):
@@ -151,8 +153,9 @@ def _simplify_invoke(block: BasicBlock, inv: I.Invoke, module: Module | None, ll
         call = I.Call(inv.ftype, inv.callee, inv.args, arg_attrs=inv.arg_attrs, ret_attrs=inv.ret_attrs,
                       fn_attrs=inv.fn_attrs, cc=inv.cc, bundles=inv.bundles, name=inv.name)
         call.metadata, call.loc, call.legacy_pointer_syntax = list(inv.metadata), inv.loc, inv.legacy_pointer_syntax
-        _replace_terminator(block, inv, I.Br(normal), keep=())
-        block.insert_before(block.terminator, call)
+        br = I.Br(normal)
+        _replace_terminator(block, inv, br, keep=())
+        block.insert_before(br, call)
         _replace_all_uses(fn, inv, call)
     _remove_predecessor(unwind, block, llvm)
     return True
@@ -183,9 +186,13 @@ def _remove_predecessor(block: BasicBlock, pred: BasicBlock, llvm: int) -> None:
     phis = block.phis()
     if not phis:
         return
-    single = len(phis[0].incoming) == 1
+    first = phis[0]
+    assert isinstance(first, I.Phi)
+    single = len(first.incoming) == 1
     fn = block.parent
+    assert fn is not None
     for phi in phis:
+        assert isinstance(phi, I.Phi)
         idx = next((i for i, (_, b) in enumerate(phi.incoming) if b is pred), None)
         if idx is not None:
             del phi.incoming[idx]

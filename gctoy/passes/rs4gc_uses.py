@@ -33,6 +33,7 @@ def rewrite_uses(state: FunctionState) -> FunctionState:
     end_loads: dict[int, list[I.Instruction]] = {}
     for blk in fn.blocks:
         for phi in blk.phis():
+            assert isinstance(phi, I.Phi)
             for k, (val, pred) in enumerate(phi.incoming):
                 if id(val) in slot:
                     ld = I.Load(val.type, slot[id(val)])

@@ -27,6 +27,7 @@ from ..ir.instructions import (
     Invoke,
     LandingPad,
     Load,
+    Phi,
     Resume,
     Ret,
     Store,
@@ -120,7 +121,8 @@ class _LocalNames:
         return name
 
     def free(self, name: str | None) -> None:
-        self.used.discard(name)  # type: ignore[arg-type]
+        if name is not None:
+            self.used.discard(name)
 
 
 # ---------------------------------------------------------------------------
@@ -318,6 +320,7 @@ def _split_before(fn: Function, block: BasicBlock, at, name: str) -> BasicBlock:
         new.append(inst)
     for succ in new.successors:
         for phi in succ.phis():
+            assert isinstance(phi, Phi)
             phi.incoming = [(v, new if b is block else b) for v, b in phi.incoming]
     return new
 

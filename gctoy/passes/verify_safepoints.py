@@ -123,7 +123,7 @@ class Availability:
 
     def phi_edge_is_live(self, phi: I.Phi, incoming: BasicBlock) -> bool:
         """True if ``incoming`` is a live block with a live edge into the phi's block."""
-        return incoming in self.states and self.dead.is_live_edge(incoming, phi.parent)  # type: ignore[arg-type]
+        return incoming in self.states and self.dead.is_live_edge(incoming, phi.parent)
 
     # -- construction --------------------------------------------------------------
     def _dominating_defs(self, block: BasicBlock, dt: DominatorTree) -> set[Value]:
@@ -338,9 +338,9 @@ def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[Ba
         block, pos, chain = use.incoming, len(use.incoming.instructions), [use.incoming, use.inst.parent]
     else:
         block = use.inst.parent
-        pos, chain = block.instructions.index(use.inst), [block]  # type: ignore[union-attr]
+        pos, chain = block.instructions.index(use.inst), [block]
     # Each entry: (value searched for, block, scan from this index downwards, blocks from here to the use)
-    queue = deque([(use.value, block, pos, chain)])
+    queue: deque[tuple[Value, BasicBlock, int, list[BasicBlock]]] = deque([(use.value, block, pos, chain)])
     seen: set[tuple[int, BasicBlock]] = set()
 
     def enqueue_block(value: Value, b: BasicBlock, chain: list[BasicBlock]) -> None:
@@ -351,9 +351,9 @@ def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[Ba
     while queue:
         value, block, pos, chain = queue.popleft()
         for k in range(pos - 1, -1, -1):
-            inst = block.instructions[k]
-            if Statepoint.is_statepoint(inst):
-                return inst, chain, value  # type: ignore[return-value]
+            inst: I.Instruction = block.instructions[k]
+            if isinstance(inst, I.CallBase) and Statepoint.is_statepoint(inst):
+                return inst, chain, value
             if inst is value:
                 if av.is_skipped(inst):
                     for w, via in _unavailable_sources(av, inst):
