@@ -1,14 +1,14 @@
 """Parsing instructions: one method per opcode, mixed into the module parser.
 
-The methods rely on the token and value helpers of
-:class:`gctoy.ir.value_parser.ValueParser` and on ``define_local`` of the
-function-body parser.
+The methods rely on the token, type, constant and value helpers of
+:class:`gctoy.ir.value_parser.ValueParser` (its ``define_local`` names each result).
 """
 from __future__ import annotations
 
 from . import instructions as I
 from .keywords import CALLING_CONVENTIONS, TAIL_KINDS, WRAP_FLAGS
 from .layout import data_layout, layout_known
+from .value_parser import ValueParser
 from .types import VOID, FloatType, FunctionType, IntType, PointerType, Type, VectorType
 from .values import Attribute, BasicBlock, ConstantInt, InlineAsm, Value
 from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, inst_insertelement,
@@ -18,7 +18,7 @@ from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, i
 _ASM_FLAGS = frozenset({"sideeffect", "alignstack", "inteldialect", "unwind"})
 
 
-class InstructionParser:
+class InstructionParser(ValueParser):
     """``%x = opcode operands...`` for every opcode of the subset."""
     def instruction(self) -> I.Instruction:
         tok = self.peek()

@@ -6,9 +6,11 @@ uses print the type, and the definition is not printed.
 """
 from __future__ import annotations
 
+from .type_parser import TypeParser
 
-class NamedTypeDefinitions:
-    """The parser's reading of ``%T = type ...`` lines (mixed into the module parser)."""
+
+class NamedTypeDefinitions(TypeParser):
+    """The parser's reading of ``%T = type ...`` lines (a base of the module parser)."""
 
     def named_type_def(self) -> None:
         """Read one ``%T = type ...`` definition."""
