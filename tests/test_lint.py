@@ -11,8 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: packages with no mypy error (the others, ir, passes and codegen, are listed in the house rules' open work)
-TYPED_CLEAN_PACKAGES = ["gctoy/coreclr", "gctoy/emu", "gctoy/stackmap", "gctoy/runtime", "gctoy/viz",
+#: packages with no mypy error (the others, passes and codegen, are listed in the house rules' open work)
+TYPED_CLEAN_PACKAGES = ["gctoy/ir", "gctoy/coreclr", "gctoy/emu", "gctoy/stackmap", "gctoy/runtime", "gctoy/viz",
                         "gctoy/widgets", "gctoy/labs", "tools"]
 #: ... and every module at the top of the package (a new one joins the list by being there)
 TYPED_CLEAN = TYPED_CLEAN_PACKAGES + sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "gctoy").glob("*.py"))

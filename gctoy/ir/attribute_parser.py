@@ -60,7 +60,7 @@ class AttributeParser(TypeParser):
         return None
 
     def attributes(self) -> tuple[Attribute, ...]:
-        out = []
+        out: list[Attribute] = []
         while True:
             a = self.attribute()
             if a is None:
@@ -68,7 +68,7 @@ class AttributeParser(TypeParser):
             out.append(a)
 
     def param_attributes(self) -> tuple[Attribute, ...]:
-        out = []
+        out: list[Attribute] = []
         while True:
             tok = self.peek()
             if tok[0] == "WORD" and tok[1] in VALUE_WORDS:

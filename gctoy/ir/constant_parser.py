@@ -4,6 +4,8 @@ and references to globals (which may come before their definition).
 """
 from __future__ import annotations
 
+from typing import TypeVar
+
 from .attribute_parser import AttributeParser
 from .floats import FloatLiteralError, parse_float_literal
 from .lexer import Token
@@ -34,10 +36,21 @@ _CONSTANT_CASTS = ("bitcast", "addrspacecast", "ptrtoint", "inttoptr")
 class PendingGlobal(GlobalValue):
     """A global used before its definition; becomes the real object in place."""
 
-    def __init__(self, name: str, type: Type, offset: int):
+    def __init__(self, name: str, type: PointerType, offset: int):
         self.name = name
         self.type = type
         self.offset = offset
+
+
+G = TypeVar("G", bound=GlobalValue)
+
+
+def become(obj: PendingGlobal, cls: type[G]) -> G:
+    """Turn a pending global into ``cls`` in place, so its uses see the definition (``cls.__init__``
+    comes next)."""
+    obj.__class__ = cls  # type: ignore[assignment]  # the object changes class in place, on purpose
+    assert isinstance(obj, cls)
+    return obj
 
 
 class ConstantParser(AttributeParser):

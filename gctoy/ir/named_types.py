@@ -7,6 +7,7 @@ uses print the type, and the definition is not printed.
 from __future__ import annotations
 
 from .type_parser import TypeParser
+from .types import StructType
 
 
 class NamedTypeDefinitions(TypeParser):
@@ -37,5 +38,6 @@ class NamedTypeDefinitions(TypeParser):
         self.type_offsets[name] = tok[2]
         ref = self.module.named_type(name)
         ty = self.type_()
+        assert isinstance(ty, StructType)  # it began with '{' or '<{'
         ref.body.elements, ref.body.packed = ty.elements, ty.packed
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass
 
-from .constant_parser import PendingGlobal
+from .constant_parser import PendingGlobal, become
 from .instruction_parser import InstructionParser
 from .intrinsics import remangle_for_opaque_pointers
 from .keywords import CALLING_CONVENTIONS, GLOBAL_QUALIFIERS, LINKAGES
@@ -77,7 +77,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             tok = self.peek()
             comments = self.leading_comments(tok[2])
             kind, text = tok[0], tok[1]
-            entity = None
+            entity: GlobalVariable | Function | None = None
             if kind == "WORD" and text == "source_filename":
                 self.next()
                 self.expect("=")
@@ -199,10 +199,11 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             else:
                 raise self.err("expected 'section', 'align' or metadata after ','")
         obj = self.take_pending(name, tok[2])
-        gv = obj if obj is not None else GlobalVariable.__new__(GlobalVariable)
         if obj is not None:
             self.check_forward_type(obj, PointerType(vtype, space), tok[2])
-            gv.__class__ = GlobalVariable
+            gv = become(obj, GlobalVariable)
+        else:
+            gv = GlobalVariable.__new__(GlobalVariable)
         GlobalVariable.__init__(gv, name, vtype, init, constant=constant, linkage=linkage,
                                 thread_local=thread_local, addrspace=space, align=align,
                                 qualifiers=tuple(quals), section=section)
@@ -243,11 +244,11 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         fn_attrs = self.attributes()
         suffix = self.function_suffix(is_define, md)
         obj = self.take_pending(name, name_tok[2])
-        fn = obj if obj is not None else Function.__new__(Function)
         if obj is not None:
             self.check_forward_type(obj, PointerType(ftype, space), name_tok[2])
-            fn.__class__ = Function
-        assert isinstance(fn, Function)
+            fn = become(obj, Function)
+        else:
+            fn = Function.__new__(Function)
         Function.__init__(fn, name, ftype, args, linkage=linkage, cc=cc, gc=suffix.gc, ret_attrs=ret_attrs,
                           fn_attrs=fn_attrs, qualifiers=tuple(quals), personality=suffix.personality,
                           addrspace=space, section=suffix.section, align=suffix.align)
@@ -401,20 +402,21 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
                 raise self.err(f"use of undefined value '@{name}'", p.offset)
             line, col = self.src.position(p.offset)
             ty = p.type
-            if isinstance(ty, PointerType) and isinstance(ty.pointee, FunctionType):
-                p.__class__ = Function
-                Function.__init__(p, name, ty.pointee, addrspace=ty.addrspace)
-                self.module.add_function(p)
-                params = [str(t) for t in ty.pointee.params] + (["..."] if ty.pointee.vararg else [])
-                decl = f"declare {ty.pointee.ret} @{name}({', '.join(params)})"
-            elif isinstance(ty, PointerType) and ty.pointee is None:
+            pointee = ty.pointee
+            if isinstance(pointee, FunctionType):
+                fn = become(p, Function)
+                Function.__init__(fn, name, pointee, addrspace=ty.addrspace)
+                self.module.add_function(fn)
+                params = [str(t) for t in pointee.params] + (["..."] if pointee.vararg else [])
+                decl = f"declare {pointee.ret} @{name}({', '.join(params)})"
+            elif pointee is None:
                 raise self.err(f"use of undefined value '@{name}' (its type cannot be inferred from an opaque "
                                "pointer; declare it)", p.offset)
             else:
-                p.__class__ = GlobalVariable
-                GlobalVariable.__init__(p, name, ty.pointee, None, linkage="external", addrspace=ty.addrspace)
-                self.module.add_global(p)
-                decl = f"@{name} = external global {ty.pointee}"
+                gv = become(p, GlobalVariable)
+                GlobalVariable.__init__(gv, name, pointee, None, linkage="external", addrspace=ty.addrspace)
+                self.module.add_global(gv)
+                decl = f"@{name} = external global {pointee}"
             self.module.notes.append(f"{self.src.filename}:{line}:{col}: note: '@{name}' was never declared; "
                                      f"declared it as '{decl}'")
         self.pending.clear()

@@ -70,12 +70,13 @@ class TypeParser(LimitChecks):
         kind, text = tok[0], tok[1]
         ty: Type
         if kind == "INTTYPE":
-            ty = _INT_TYPES.get(text)
-            if ty is None:
+            int_ty = _INT_TYPES.get(text)
+            if int_ty is None:
                 bits = int(text[1:]) if len(text) < 12 else 0
                 if not 1 <= bits <= (1 << 23):
                     raise self.err("bitwidth for integer type out of range", tok[2])
-                ty = IntType(bits)
+                int_ty = IntType(bits)
+            ty = int_ty
             if self.toks[self.i][1] not in _TYPE_SUFFIXES:
                 return ty
         elif kind == "WORD" and text == "void":
