@@ -14,6 +14,7 @@ class AttributeParser(TypeParser):
 
     # -- attributes ------------------------------------------------------------------
     def attribute(self, allow_group: bool = True) -> Attribute | None:
+        """One attribute, or None when the next token starts none (a group ``#N`` only if ``allow_group``)."""
         tok = self.peek()
         kind, text = tok[0], tok[1]
         if kind == "ATTRGRP" and allow_group:
@@ -60,6 +61,7 @@ class AttributeParser(TypeParser):
         return None
 
     def attributes(self) -> tuple[Attribute, ...]:
+        """Function attributes (attribute groups ``#N`` included), as many as follow."""
         out: list[Attribute] = []
         while True:
             a = self.attribute()
@@ -68,6 +70,7 @@ class AttributeParser(TypeParser):
             out.append(a)
 
     def param_attributes(self) -> tuple[Attribute, ...]:
+        """A parameter's or return value's attributes, up to its value or name."""
         out: list[Attribute] = []
         while True:
             tok = self.peek()
@@ -101,6 +104,7 @@ class AttributeParser(TypeParser):
         raise self.err("expected metadata", tok[2])
 
     def skip_balanced(self, open_: str, close: str) -> int:
+        """Skip to the ``close`` that balances the current ``open_``; return the offset after it."""
         depth = 0
         while True:
             tok = self.next()

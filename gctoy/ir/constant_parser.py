@@ -63,6 +63,7 @@ class ConstantParser(AttributeParser):
         self.first_use: dict[str, int] = {}
 
     def global_ref(self, tok: Token, ty: Type) -> GlobalValue:
+        """``@g`` used as a value of type ``ty``: the global, or a placeholder until it is defined."""
         name = self.global_name(tok)
         g = self.module.get_function(name) or self.module.get_global(name)
         if g is not None:
@@ -226,6 +227,7 @@ class ConstantParser(AttributeParser):
         return self.constant(ty)
 
     def constant_list(self, close: str) -> tuple[Constant, ...]:
+        """Typed constants separated by commas up to ``close``."""
         out = []
         if self.accept(close):
             return ()

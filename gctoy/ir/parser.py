@@ -71,6 +71,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
+        """Read every top-level entity of the text into the module."""
         m = self.module
         while self.peek()[0] != "EOF":
             self.release()
@@ -120,6 +121,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         return m
 
     def attribute_group(self) -> None:
+        """``attributes #N = { ... }``."""
         self.next()
         tok = self.expect_kind("ATTRGRP", "attribute group id '#N'")
         self.expect("=")
@@ -137,6 +139,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         self.module.attribute_groups[gid] = AttributeGroup(gid, tuple(attrs))
 
     def metadata_def(self) -> None:
+        """``!N = [distinct] !{...}``, kept as text."""
         tok = self.next()
         self.check_metadata_id(tok)
         self.expect("=")
@@ -147,11 +150,13 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
 
     # -- globals -------------------------------------------------------------------
     def take_pending(self, name: str, offset: int) -> PendingGlobal | None:
+        """The placeholder of a global used before this definition, if any; an error on redefinition."""
         if self.module.get_function(name) is not None or self.module.get_global(name) is not None:
             raise self.err(f"redefinition of global '@{name}'", offset)
         return self.pending.pop(name, None)
 
     def global_var(self) -> GlobalVariable:
+        """``@g = [linkage] ... global|constant T [init][, section ...][, align N]``."""
         tok = self.next()
         name = self.global_name(tok)
         self.expect("=")
@@ -213,6 +218,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         return gv
 
     def check_forward_type(self, obj: PendingGlobal, actual: Type, offset: int) -> None:
+        """A definition must have the type its earlier uses gave it."""
         want = obj.type
         if want == actual:
             return
@@ -339,6 +345,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
 
     # -- function bodies ----------------------------------------------------------
     def function_body(self, fn: Function, arg_names, start_offset: int) -> None:
+        """``{ blocks }`` of a definition; forward references are resolved at its end."""
         self.expect("{")
         fn.header_comment = self.trailing_comment()
         self.locals, self.forward, self.blocks, self.block_first_ref = {}, {}, {}, {}
@@ -356,6 +363,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         self.resolve_function(fn)
 
     def basic_block(self, fn: Function) -> None:
+        """One block: its label (or number) and instructions up to a terminator."""
         tok = self.peek()
         comments = self.leading_comments(tok[2])
         label = None
@@ -395,6 +403,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
                 return
 
     def finish_globals(self) -> None:
+        """Globals used but never defined: an error, or (``implicit_declarations``) declared."""
         if not self.pending:
             return
         for name, p in sorted(self.pending.items(), key=lambda kv: kv[1].offset):

@@ -66,6 +66,7 @@ class TypeParser(LimitChecks):
 
     # -- types -----------------------------------------------------------------
     def type_(self) -> Type:
+        """A type, with its pointer and function-type suffixes (``i8 addrspace(1)*``, ``void (i32)*``)."""
         tok = self.next()
         kind, text = tok[0], tok[1]
         ty: Type
@@ -141,6 +142,7 @@ class TypeParser(LimitChecks):
                 return ty
 
     def pointer_to(self, ty: Type, space: int, offset: int) -> PointerType:
+        """A pointer to ``ty`` in ``space`` (uniqued); ``ptr`` when reading opaque pointers."""
         if ty == VOID or ty == LABEL or ty == TOKEN or ty == METADATA:
             raise self.err(f"pointer to this type ('{ty}') is invalid")
         if self.opaque:
@@ -154,6 +156,7 @@ class TypeParser(LimitChecks):
         return p
 
     def addrspace(self) -> int:
+        """An optional ``addrspace(N)``; 0 without it."""
         if not self.accept("addrspace"):
             return 0
         self.expect("(")
@@ -162,6 +165,7 @@ class TypeParser(LimitChecks):
         return n
 
     def type_list(self, close: str) -> tuple[Type, ...]:
+        """Types separated by commas up to ``close`` (a struct's body)."""
         out = []
         if self.accept(close):
             return ()
@@ -172,6 +176,7 @@ class TypeParser(LimitChecks):
             self.expect(",")
 
     def function_type_params(self, ret: Type) -> FunctionType:
+        """``(T, U, ...)`` after a return type: the function type (uniqued)."""
         self.expect("(")
         params: list[Type] = []
         vararg = False

@@ -34,6 +34,7 @@ class ValueParser(ConstantParser):
         self._fixups: list[tuple[ForwardLocal, Value]] = []
 
     def define_local(self, name: str | None, value: Value, offset: int) -> None:
+        """Define ``%name`` as ``value`` (the next number when unnamed), resolving earlier uses of it."""
         if name is None or name.isdigit():
             expected = self.slot
             if name is not None and (self.slot_number_too_long(name) or int(name) != expected):
@@ -62,6 +63,7 @@ class ValueParser(ConstantParser):
             self._fixups.append((fwd, value))
 
     def resolve_function(self, fn: Function) -> None:
+        """At the end of a function: every forward use must have been defined; replace them."""
         if self.forward:
             name, fwd = min(self.forward.items(), key=lambda kv: kv[1].offset)
             raise self.err(f"use of undefined value '%{name}'", fwd.offset)
@@ -75,6 +77,7 @@ class ValueParser(ConstantParser):
                         inst.replace_uses_of(op, mapping[id(op)])
 
     def local_ref(self, tok: Token, ty: Type) -> Value:
+        """``%x`` used as a value of type ``ty`` (a placeholder until it is defined)."""
         name = self.local_name(tok)
         v = self.locals.get(name)
         if v is not None:
@@ -92,6 +95,7 @@ class ValueParser(ConstantParser):
         return fwd
 
     def block_ref(self, name: str, offset: int) -> BasicBlock:
+        """The block called ``name``, made on its first mention."""
         b = self.blocks.get(name)
         if b is None:
             if name in self.locals:
@@ -102,6 +106,7 @@ class ValueParser(ConstantParser):
         return b
 
     def label(self) -> BasicBlock:
+        """``label %bb``: the block."""
         self.expect("label")
         tok = self.expect_kind("LOCAL", "basic block name")
         name = self.local_name(tok)
@@ -114,10 +119,12 @@ class ValueParser(ConstantParser):
 
     # -- values ------------------------------------------------------------------------
     def typed_value(self) -> Value:
+        """``T v``: a type and a value of it."""
         ty = self.type_()
         return self.value(ty)
 
     def value(self, ty: Type) -> Value:
+        """A value of type ``ty``: a local or a constant."""
         tok = self.peek()
         if tok[0] == "LOCAL":
             self.next()
