@@ -123,9 +123,9 @@ class Invoke(CallBase):
     def replace_uses_of(self, old: Value, new: Value) -> int:
         n = self._callish_replace(old, new)
         if self.normal is old:
-            self.normal, n = new, n + 1  # type: ignore[assignment]
+            self.normal, n = new, n + 1
         if self.unwind is old:
-            self.unwind, n = new, n + 1  # type: ignore[assignment]
+            self.unwind, n = new, n + 1
         return n
 
     @property

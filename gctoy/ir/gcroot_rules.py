@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..errors import VerifyError
 from . import instructions as I
@@ -92,11 +93,11 @@ class GCIntrinsicProblem:
     """One broken rule at one call."""
 
     rule: Rule
-    call: I.Call
+    call: I.CallBase
     message: str
 
 
-def is_gc_root_intrinsic(inst: I.Instruction) -> bool:
+def is_gc_root_intrinsic(inst: I.Instruction) -> TypeGuard[I.CallBase]:
     """True for a call of ``llvm.gcroot``, ``llvm.gcread`` or ``llvm.gcwrite``."""
     return isinstance(inst, I.CallBase) and inst.callee_name in GC_ROOT_INTRINSICS
 
@@ -143,6 +144,7 @@ def gc_intrinsic_problems(fn: Function) -> list[GCIntrinsicProblem]:
 
 def _call_problems(fn: Function, block: BasicBlock, call: I.CallBase) -> list[GCIntrinsicProblem]:
     name = call.callee_name
+    assert name is not None  # a call of one of the gcroot intrinsics, by name
     found: list[GCIntrinsicProblem] = []
 
     def report(rule: Rule, message: str) -> None:

@@ -40,6 +40,9 @@ class Instruction(Value):
 
     opcode: str = "?"
     is_terminator = False
+    # the source's comments, set by the parser (the printer reads them with getattr)
+    comments_before: list[str]
+    comment_after: str | None
 
     #: The block holding the instruction.  Setting it (to a block, or back to None) counts the
     #: instruction's operands in their use lists (or drops them): only instructions in blocks use.

@@ -1,14 +1,14 @@
 """Parsing instructions: one method per opcode, mixed into the module parser.
 
-The methods rely on the token and value helpers of
-:class:`gctoy.ir.value_parser.ValueParser` and on ``define_local`` of the
-function-body parser.
+The methods rely on the token, type, constant and value helpers of
+:class:`gctoy.ir.value_parser.ValueParser` (its ``define_local`` names each result).
 """
 from __future__ import annotations
 
 from . import instructions as I
 from .keywords import CALLING_CONVENTIONS, TAIL_KINDS, WRAP_FLAGS
 from .layout import data_layout, layout_known
+from .value_parser import ValueParser
 from .types import VOID, FloatType, FunctionType, IntType, PointerType, Type, VectorType
 from .values import Attribute, BasicBlock, ConstantInt, InlineAsm, Value
 from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, inst_insertelement,
@@ -18,7 +18,7 @@ from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, i
 _ASM_FLAGS = frozenset({"sideeffect", "alignstack", "inteldialect", "unwind"})
 
 
-class InstructionParser:
+class InstructionParser(ValueParser):
     """``%x = opcode operands...`` for every opcode of the subset."""
     def instruction(self) -> I.Instruction:
         tok = self.peek()
@@ -42,7 +42,7 @@ class InstructionParser:
         inst.loc = self.src.position(op_tok[2])
         self.instruction_metadata(inst)
         if inst.type == VOID:
-            if name is not None:
+            if name_tok is not None:  # set with the name
                 raise self.err("instructions returning void cannot have a name", name_tok[2])
         else:
             self.define_local(name, inst, (name_tok or op_tok)[2])
@@ -105,7 +105,9 @@ class InstructionParser:
         self.expect(",")
         tok = self.peek()
         p = self.pointer_operand()
-        if p.type.pointee is not None and p.type.pointee != ty:
+        pty = p.type
+        assert isinstance(pty, PointerType)  # checked by pointer_operand
+        if pty.pointee is not None and pty.pointee != ty:
             raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
         return I.Load(ty, p, self.align_suffix(ty), volatile)
 
@@ -116,7 +118,9 @@ class InstructionParser:
         self.expect(",")
         tok = self.peek()
         p = self.pointer_operand()
-        if p.type.pointee is not None and p.type.pointee != v.type:
+        pty = p.type
+        assert isinstance(pty, PointerType)  # checked by pointer_operand
+        if pty.pointee is not None and pty.pointee != v.type:
             raise self.err("stored value and pointer type do not match", tok[2])
         return I.Store(v, p, self.align_suffix(v.type), volatile)
 
@@ -376,6 +380,7 @@ class InstructionParser:
             self.pins -= 1
             return self.call_tail(ty_tok, ftype, InlineAsm(callee_ptr_ty, *asm), args, arg_attrs, cc, ret_attrs,
                                   legacy)
+        callee: Value
         if const_callee:
             callee = self.constant(callee_ptr_ty)
             self.i = end
@@ -467,9 +472,9 @@ class InstructionParser:
             g = self.module.get_function(self.global_name(tok))
             if g is not None:
                 return g.ftype == ty.pointee
-            g = self.pending.get(self.global_name(tok))
-            if g is not None and isinstance(g.type, PointerType):
-                return g.type == ty
+            pending = self.pending.get(self.global_name(tok))
+            if pending is not None and isinstance(pending.type, PointerType):
+                return pending.type == ty
             # not declared yet: an intrinsic never returns a function pointer, so this is the old syntax
             return self.implicit or self.global_name(tok).startswith("llvm.")
         v = self.locals.get(self.local_name(tok))
@@ -517,7 +522,7 @@ def _check_cast(p: InstructionParser, op: str, src: Type, dst: Type, offset: int
     if op == "bitcast":
         if isinstance(src, PointerType) != isinstance(dst, PointerType):
             ok = False
-        elif isinstance(src, PointerType) and src.addrspace != dst.addrspace:
+        elif isinstance(src, PointerType) and isinstance(dst, PointerType) and src.addrspace != dst.addrspace:
             raise p.err("invalid cast opcode for cast from "
                         f"'{src}' to '{dst}' (use addrspacecast to change address space)", offset)
     elif op == "addrspacecast":

@@ -263,7 +263,7 @@ class Phi(Instruction):
         n = 0
         for i, (v, b) in enumerate(self.incoming):
             if v is old or b is old:
-                self.incoming[i] = (new if v is old else v, new if b is old else b)  # type: ignore[assignment]
+                self.incoming[i] = (new if v is old else v, new if b is old else b)
                 n += (v is old) + (b is old)
         return n
 
@@ -292,7 +292,7 @@ class Br(SimpleInstruction):
 
     def __init__(self, target: BasicBlock, cond: Value | None = None, false_target: BasicBlock | None = None):
         super().__init__(VOID, None)
-        self.ops = [target] if cond is None else [cond, target, false_target]  # type: ignore[list-item]
+        self.ops = [target] if cond is None else [cond, target, false_target]
 
     @property
     def is_conditional(self) -> bool:
@@ -336,10 +336,10 @@ class Switch(Instruction):
         if self.value is old:
             self.value, n = new, n + 1
         if self.default is old:
-            self.default, n = new, n + 1  # type: ignore[assignment]
+            self.default, n = new, n + 1
         for i, (c, b) in enumerate(self.cases):
             if b is old:
-                self.cases[i] = (c, new)  # type: ignore[assignment]
+                self.cases[i] = (c, new)
                 n += 1
         return n
 

@@ -163,6 +163,7 @@ class Lexer:
         last = self._last_offset
         for m in self._matches:
             k = m.lastindex
+            assert k is not None  # every alternative of the token pattern is a group
             kind = kinds[k]
             start, end = m.span(k)
             value = text[start:end]

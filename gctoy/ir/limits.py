@@ -14,6 +14,7 @@ Python rather than the machine:
 """
 from __future__ import annotations
 
+from .token_cursor import TokenCursor
 from .types import ArrayType, FunctionType, PointerType, StructType, Type, VectorType
 
 MAX_NESTING = 128
@@ -55,8 +56,8 @@ def digits_value(text: str) -> int | None:
     return int(text)
 
 
-class LimitChecks:
-    """Parser methods that read numbers and nesting under the limits above (mixed into the parser)."""
+class LimitChecks(TokenCursor):
+    """Parser methods that read numbers and nesting under the limits above (over the token cursor)."""
 
     depth = 0
 
@@ -83,6 +84,15 @@ class LimitChecks:
         if value is None:
             raise self.err(f"integer literal of {len(tok[1].lstrip('-'))} digits is too long "
                            f"(gctoy reads at most {MAX_INT_DIGITS} digits)", tok[2])
+        return value
+
+    def int_literal(self, what: str = "integer") -> int:
+        """Consume an integer literal."""
+        tok = self.peek()
+        if tok[0] != "INT":
+            raise self.err(f"expected {what}")
+        value = self.int_value(tok)
+        self.next()
         return value
 
     def bounded_int(self, what: str, low: int, high: int, message: str | None = None) -> int:

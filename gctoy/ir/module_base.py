@@ -9,6 +9,7 @@ from .types import FunctionType, NamedStructType, StructBody
 from .values import (
     AttributeGroup,
     Function,
+    GlobalValue,
     GlobalVariable,
     MetadataDef,
     ModuleHeader,
@@ -19,13 +20,15 @@ from .values import (
 class ModuleBase:
     """A translation unit's contents (what one ``.ll`` file holds), without printing or comparing."""
 
+    filename: str  # the file it was read from, set by the parser (messages read it with getattr)
+
     def __init__(self) -> None:
         self.header = ModuleHeader()
         self.types: dict[str, NamedType] = {}
         self.globals: list[GlobalVariable] = []
         self.functions: list[Function] = []
         #: name -> global or function, checked on use (a renamed or removed one is looked up again)
-        self._by_name: dict[str, object] = {}
+        self._by_name: dict[str, GlobalValue] = {}
         self.attribute_groups: dict[str, AttributeGroup] = {}
         self.metadata: list[MetadataDef] = []
         #: Notes left by the parser (e.g. declarations it added), one string each.
@@ -46,7 +49,7 @@ class ModuleBase:
         """The global variable called ``name``, or None."""
         return self._lookup(name, GlobalVariable)
 
-    def rename(self, g, name: str) -> None:
+    def rename(self, g: GlobalValue, name: str) -> None:
         """Give a global or function a new name (keeps the name index right)."""
         if self._by_name.get(g.name) is g:
             del self._by_name[g.name]

@@ -6,9 +6,12 @@ uses print the type, and the definition is not printed.
 """
 from __future__ import annotations
 
+from .type_parser import TypeParser
+from .types import StructType
 
-class NamedTypeDefinitions:
-    """The parser's reading of ``%T = type ...`` lines (mixed into the module parser)."""
+
+class NamedTypeDefinitions(TypeParser):
+    """The parser's reading of ``%T = type ...`` lines (a base of the module parser)."""
 
     def named_type_def(self) -> None:
         """Read one ``%T = type ...`` definition."""
@@ -35,5 +38,6 @@ class NamedTypeDefinitions:
         self.type_offsets[name] = tok[2]
         ref = self.module.named_type(name)
         ty = self.type_()
+        assert isinstance(ty, StructType)  # it began with '{' or '<{'
         ref.body.elements, ref.body.packed = ty.elements, ty.packed
 

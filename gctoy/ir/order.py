@@ -31,7 +31,7 @@ def instruction_position(inst: Any) -> tuple[int, int] | None:
         return None
     b = _position(fn, fn.blocks, block)
     k = _position(block, block.instructions, inst) if b is not None else None
-    return None if k is None else (b, k)
+    return None if b is None or k is None else (b, k)
 
 
 def in_function_order(insts: Iterable[Any]) -> list:

@@ -13,7 +13,7 @@ from .layout import data_layout
 from .module_base import ModuleBase
 from .names import escape_bytes, escape_string, quote_name
 from .statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
-from .types import ArrayType, FunctionType, PointerType, StructType, Type, VectorType, VOID
+from .types import ArrayType, FunctionType, IntType, NamedStructType, PointerType, StructType, Type, VectorType, VOID
 from .values import (
     Argument,
     Attribute,
@@ -101,7 +101,7 @@ class _Printer:
         self.global_slots: dict[int, int] = {}
         self._unwinds: dict = {}
         self._unwinds_for = None
-        self._statepoints: dict[int, object] = {}
+        self._statepoints: dict[int, Statepoint] = {}
         self.layout = data_layout(module.header.datalayout)
         #: the module's function-attribute groups while a whole module is printed (else None)
         self.groups: AttributeSlots | None = None
@@ -154,7 +154,7 @@ class _Printer:
         if isinstance(v, (Argument, I.Instruction, BasicBlock)):
             return self.local(v)
         if isinstance(v, ConstantInt):
-            if v.type.bits == 1:
+            if isinstance(v.type, IntType) and v.type.bits == 1:
                 return "true" if v.value else "false"
             return str(v.value)
         if isinstance(v, ConstantFloat):
@@ -180,6 +180,7 @@ class _Printer:
                 return f"[{inner}]"
             if isinstance(ty, VectorType):
                 return f"<{inner}>"
+            assert isinstance(ty, (StructType, NamedStructType))  # the last kind of aggregate: a struct
             packed = ty.packed if isinstance(ty, StructType) else bool(ty.body and ty.body.packed)
             if not v.elements:
                 return "<{}>" if packed else "{}"
@@ -188,6 +189,7 @@ class _Printer:
             if v.opcode == "getelementptr":
                 ib = " inbounds" if v.inbounds else ""
                 ops = ", ".join(self.typed(o) for o in v.operands)
+                assert v.source_type is not None  # set on every getelementptr expression
                 return f"getelementptr{ib} ({self.t(v.source_type)}, {ops})"
             return f"{v.opcode} ({self.typed(v.operands[0])} to {self.t(v.type)})"
         if isinstance(v, MetadataOperand):
@@ -439,8 +441,8 @@ class _Printer:
             s = f"landingpad {self.t(x.type)}"
             if x.cleanup:
                 s += "\n          cleanup"
-            for k, v in x.clauses:
-                s += f"\n          {k} {self.typed(v)}"
+            for k, clause in x.clauses:
+                s += f"\n          {k} {self.typed(clause)}"
             return s
         if isinstance(x, I.ExtractValue):
             return f"extractvalue {self.typed(x.ops[0])}, " + ", ".join(map(str, x.indices))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from ..errors import VerifyError
 from . import instructions as I
@@ -55,7 +56,7 @@ class Statepoint:
 
     # -- recognising -------------------------------------------------------------
     @staticmethod
-    def is_statepoint(inst) -> bool:
+    def is_statepoint(inst: object) -> TypeGuard[I.CallBase]:
         """True for a call or invoke of ``llvm.experimental.gc.statepoint.*``."""
         return isinstance(inst, I.CallBase) and is_statepoint_name(inst.callee_name)
 
@@ -223,7 +224,7 @@ def token_statepoint(token: Value, unwinds: dict[int, I.Invoke] | None = None) -
 
     ``unwinds`` (from :func:`statepoint_unwind_map`) saves a scan of the function per question."""
     if Statepoint.is_statepoint(token):
-        return token  # type: ignore[return-value]
+        return token
     if isinstance(token, I.LandingPad) and token.parent is not None:
         if unwinds is None:
             return _first_unwinding_statepoint(token.parent)
@@ -253,7 +254,7 @@ def statepoint_unwind_map(fn: Function) -> dict[int, I.Invoke]:
     out: dict[int, I.Invoke] = {}
     for b in fn.blocks:
         t = b.terminator
-        if isinstance(t, I.Invoke) and Statepoint.is_statepoint(t):
+        if Statepoint.is_statepoint(t) and isinstance(t, I.Invoke):
             out.setdefault(id(t.unwind), t)
     return out
 
@@ -335,7 +336,7 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
         args = [sp.target, _i32(len(sp.call_args)), _i32(sp.flags), *sp.call_args, _i32(len(sp.deopt_args)),
                 *sp.deopt_args, *sp.gc_args]
         params: tuple[Type, ...] = (target_ty, I32, I32)
-        token_ty = I32
+        token_ty: Type = I32
         bundles: list[I.OperandBundle] = []
     else:
         ident = DEFAULT_STATEPOINT_ID if sp.id is None else sp.id
@@ -363,7 +364,8 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
     call.args = args
     k_old = sp.target_arg_index
     k_new = 0 if form is StatepointForm.OLDEST else 2
-    call.arg_attrs = [() for _ in args]
+    new_attrs: list[tuple[Attribute, ...]] = [() for _ in args]
+    call.arg_attrs = new_attrs
     if old_attrs and k_old < len(old_attrs):
         call.arg_attrs[k_new] = old_attrs[k_old]
     call.bundles = others + bundles
@@ -383,7 +385,8 @@ def _retype_declaration(fn: Function | None, ftype: FunctionType, form: Statepoi
     if fn is None:
         return
     fn.ftype = ftype
-    fn.type = PointerType(ftype, fn.addrspace) if not fn.type.is_opaque else fn.type
+    opaque = isinstance(fn.type, PointerType) and fn.type.is_opaque  # a function's type is a pointer
+    fn.type = PointerType(ftype, fn.addrspace) if not opaque else fn.type
     immarg = (Attribute("immarg"),)
     if form is StatepointForm.OLDEST:
         attrs: list[tuple[Attribute, ...]] = [(), (), ()]

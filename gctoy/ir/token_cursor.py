@@ -90,15 +90,6 @@ class TokenCursor:
             offset = self.peek()[2]
         return self.src.error(offset, message)
 
-    def int_literal(self, what: str = "integer") -> int:
-        """Consume an integer literal."""
-        tok = self.peek()
-        if tok[0] != "INT":
-            raise self.err(f"expected {what}")
-        value = self.int_value(tok)
-        self.next()
-        return value
-
     def string(self) -> str:
         """Consume a string constant and return its unescaped text."""
         tok = self.expect_kind("STRING", "string constant")

@@ -95,7 +95,7 @@ class OperandList(list):
             for v in self.unpack(item):
                 step(v, owner)
 
-    def __setitem__(self, index, item) -> None:  # type: ignore[override]
+    def __setitem__(self, index, item) -> None:
         old = self[index]
         if isinstance(index, slice):
             item = list(item)
@@ -107,16 +107,16 @@ class OperandList(list):
             self._count((old,), -1)
             self._count((item,), +1)
 
-    def __delitem__(self, index) -> None:  # type: ignore[override]
+    def __delitem__(self, index) -> None:
         old = self[index]
         super().__delitem__(index)
         self._count(old if isinstance(index, slice) else (old,), -1)
 
-    def __iadd__(self, items):  # type: ignore[override]
+    def __iadd__(self, items):  # type: ignore[misc]  # += takes any iterable, as list's own does
         self.extend(items)
         return self
 
-    def __imul__(self, n):  # type: ignore[override]
+    def __imul__(self, n):  # type: ignore[misc]  # *= keeps the list's type and its use counts
         extra = list(self) * (n - 1) if n > 0 else []
         if n <= 0:
             self.clear()
@@ -216,19 +216,19 @@ class InstructionList(list):
             if inst.parent is self.block:
                 inst.parent = None
 
-    def __setitem__(self, index, item) -> None:  # type: ignore[override]
+    def __setitem__(self, index, item) -> None:
         old = self[index]
         item = list(item) if isinstance(index, slice) else item
         super().__setitem__(index, item)
         self._leave(old if isinstance(index, slice) else (old,))
         self._enter(item if isinstance(index, slice) else (item,))
 
-    def __delitem__(self, index) -> None:  # type: ignore[override]
+    def __delitem__(self, index) -> None:
         old = self[index]
         super().__delitem__(index)
         self._leave(old if isinstance(index, slice) else (old,))
 
-    def __iadd__(self, items):  # type: ignore[override]
+    def __iadd__(self, items):  # type: ignore[misc]  # += takes any iterable, as list's own does
         self.extend(items)
         return self
 

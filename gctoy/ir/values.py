@@ -22,8 +22,9 @@ from .floats import float_text
 from .names import escape_string, quote_name
 from .uses import InstructionList, tracks_uses, users_map
 
-if TYPE_CHECKING:  # annotations only: instruction_base imports this module
+if TYPE_CHECKING:  # annotations only: instruction_base and module_base import this module
     from .instruction_base import Instruction
+    from .module_base import ModuleBase
 
 #: How a value is shown in messages: set by :mod:`gctoy.ir.printer` (which sits above this module)
 #: to print it as LLVM text; until then a value shows its name.
@@ -274,9 +275,16 @@ class GlobalValue(Constant):
     """A global variable or function: its value is its address (a pointer)."""
 
     name: str
+    type: PointerType  # a global's value is its address
     linkage: str | None = None
     # tokens such as dso_local, hidden, unnamed_addr, local_unnamed_addr
     qualifiers: tuple[str, ...] = ()
+    # set when added to a module (``module`` stays after removal; ``_in_module`` says if it is there)
+    module: ModuleBase | None
+    _in_module: ModuleBase | None
+    # the source's comments, set by the parser (the printer reads them with getattr)
+    comments_before: list[str]
+    comment_after: str | None
 
     _tracks_uses = True
     __hash__ = object.__hash__
@@ -322,6 +330,10 @@ class GlobalVariable(GlobalValue):
 
 class Function(GlobalValue):
     """A function definition (with blocks) or declaration (without)."""
+
+    # the source's comments after ``{`` and before ``}``, set by the parser
+    header_comment: str | None
+    trailing_comments: list[str]
 
     def __init__(
         self,
@@ -404,6 +416,8 @@ class Function(GlobalValue):
 
 class BasicBlock(Value):
     """A labelled list of instructions ending in one terminator."""
+
+    comments_before: list[str]  # the source's comments before the label, set by the parser
 
     def __init__(self, name: str | None = None):
         self.name = name

@@ -41,6 +41,7 @@ def inst_insertelement(p) -> InsertElement:
     p.expect(",")
     tok = p.peek()
     elt = p.typed_value()
+    assert isinstance(vec.type, VectorType)  # checked by _vector_operand
     if elt.type != vec.type.element:
         raise p.err(f"insertelement element of type '{elt.type}' does not match the vector's "
                     f"element type '{vec.type.element}'", tok[2])
@@ -63,6 +64,7 @@ def inst_shufflevector(p) -> ShuffleVector:
     if p.peek()[0] == "LOCAL":
         raise p.err("shufflevector mask must be a constant", tok[2])
     mask = p.constant(mask_ty)
+    assert isinstance(a.type, VectorType)  # checked by _vector_operand
     if not is_valid_mask(mask, a.type.count):
         raise p.err(f"invalid shufflevector mask of type '{mask_ty}' (a constant vector of i32 lanes below "
                     f"{2 * a.type.count}, undef or poison)", tok[2])

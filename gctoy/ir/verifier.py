@@ -123,9 +123,11 @@ class _FunctionVerifier:
             for inst in b.instructions[:-1]:
                 if inst.is_terminator:
                     self.report(inst, "terminator found in the middle of a basic block")
-            for s in b.terminator.successors:
+            term = b.terminator
+            assert term is not None  # the block ends in a terminator (checked above)
+            for s in term.successors:
                 if s.parent is not fn:
-                    self.report(b.terminator, "branch to a block of another function")
+                    self.report(term, "branch to a block of another function")
                 elif id(s) in preds:
                     preds[id(s)].append(b)
         if fn.blocks and preds[id(fn.entry)]:
@@ -205,7 +207,7 @@ class _FunctionVerifier:
                 got = inst.value.type if inst.value is not None else VOID
                 if got != ret:
                     self.report(inst, f"function returns '{ret}' but 'ret' has '{got}'")
-            elif isinstance(inst, I.Br) and inst.is_conditional:
+            elif isinstance(inst, I.Br) and inst.condition is not None:  # a conditional branch
                 if inst.condition.type != I1:
                     self.report(inst, "branch condition must be i1")
             elif isinstance(inst, I.Alloca) and isinstance(inst.allocated_type, TokenType):
