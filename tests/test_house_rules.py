@@ -44,8 +44,7 @@ PRIVATE_IMPORTS: dict[str, list[str]] = {
 }
 
 #: Functions over 80 lines whose docstring does not yet give the reason (``module.qualname``).
-LONG_FUNCTIONS = {
-}
+LONG_FUNCTIONS: set[str] = set()
 
 
 # --------------------------------------------------------------------------- the rules on gctoy
