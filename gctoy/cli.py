@@ -100,10 +100,37 @@ def _opt_parser() -> argparse.ArgumentParser:
 
 
 def _add_regalloc(p: argparse.ArgumentParser) -> None:
-    """The ``--regalloc`` flag of ``gctoy llc`` and ``gctoy run``."""
-    p.add_argument("--regalloc", action="store_true", help="x86-64: keep values in registers (linear scan; GC "
-                   "pointers live across a statepoint in callee-saved registers, recorded as Register locations, "
-                   "or in spill slots) instead of a stack slot each")
+    """The ``--regalloc`` / ``--no-regalloc`` flag of ``gctoy llc`` and ``gctoy run``."""
+    p.add_argument("--regalloc", action=argparse.BooleanOptionalAction, default=True,
+                   help="x86-64: keep values in registers (linear scan; GC pointers live across a statepoint in "
+                   "callee-saved registers, recorded as Register locations, or in spill slots), the default; "
+                   "--no-regalloc gives every value a stack slot (functions with vector, i128 or aggregate "
+                   "values always get slots)")
+
+
+#: GC pointers kept in callee-saved registers when --gc-registers is not given: none on x86-64 (llc 14's
+#: default spills every gc-live value), all three homes on x86-32 (as the JIT keeps them in EBX/ESI/EDI)
+DEFAULT_GC_REGISTERS = {"x86-64": 0, "x86-32": 3}
+
+
+def _add_gc_registers(p: argparse.ArgumentParser) -> None:
+    """``--gc-registers N`` (x86-64 also by llc's name, ``-max-registers-for-gc-values=N``)."""
+    p.add_argument("--gc-registers", "-max-registers-for-gc-values", dest="gc_registers", type=int, default=None,
+                   metavar="N", help="GC pointers in callee-saved registers across calls instead of stack slots. "
+                   "x86-64: up to N gc-live values per statepoint (default 0, as llc's "
+                   "-max-registers-for-gc-values); x86-32: up to N (0-3) per function in ESI/EDI/EBX (default 3); "
+                   "the stack walk finds them in the callees' save slots")
+
+
+def _gc_registers(p: argparse.ArgumentParser, args) -> int:
+    """The ``--gc-registers`` value for the chosen target (its default, or an error for a bad N)."""
+    if args.gc_registers is None:
+        return DEFAULT_GC_REGISTERS[args.target]
+    top = 3 if args.target == "x86-32" else None
+    if args.gc_registers < 0 or (top is not None and args.gc_registers > top):
+        p.error(f"--gc-registers takes 0 to {top} for x86-32" if top is not None
+                else "--gc-registers takes a number that is not negative")
+    return args.gc_registers
 
 
 def _add_disable_verify(p: argparse.ArgumentParser) -> None:
@@ -273,11 +300,11 @@ def cmd_llc(argv: list[str]) -> int:
                    "method's x86 GC info (bytes and gcdump text) instead of a stack map")
     p.add_argument("--frame", choices=["auto", "ebp", "esp"], default="auto",
                    help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice")
-    p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
-                   help="x86-32 only: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across calls")
+    _add_gc_registers(p)
     _add_regalloc(p)
     _add_disable_verify(p)
     args = p.parse_args(argv)
+    args.gc_registers = _gc_registers(p, args)
     if args.target == "x86-32":
         return _llc_x86_32(args)
     from .codegen import compile_module
@@ -289,7 +316,7 @@ def cmd_llc(argv: list[str]) -> int:
         from .passes import run
 
         run(module, "lower-gc-barriers")  # llc's gc-lowering: barriers become code, frame roots start null
-        compiled = compile_module(module, regalloc=args.regalloc)
+        compiled = compile_module(module, regalloc=args.regalloc, gc_registers=args.gc_registers)
         from .codegen.gcmap import emit_gcmaps
 
         gcmaps = emit_gcmaps(compiled)
@@ -362,9 +389,7 @@ def cmd_run(argv: list[str]) -> int:
     p.add_argument("--target", choices=["x86-64", "x86-32"], default="x86-64",
                    help="x86-32: lower the IR as written (no statepoints) with CoreCLR's JIT32 conventions and "
                    "find roots through its x86 GC info")
-    p.add_argument("--gc-registers", type=int, choices=range(4), default=0, metavar="N",
-                   help="with --target x86-32: keep up to N (0-3) GC pointers per function in EBX/ESI/EDI across "
-                   "calls (the walker finds them in the callees' save slots)")
+    _add_gc_registers(p)
     from .emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
 
     p.add_argument("--max-instructions", type=int, default=DEFAULT_MAX_INSTRUCTIONS, metavar="N",
@@ -376,6 +401,7 @@ def cmd_run(argv: list[str]) -> int:
     _add_regalloc(p)
     _add_disable_verify(p)
     args = p.parse_args(argv)
+    args.gc_registers = _gc_registers(p, args)
     if args.max_instructions < 0 or not 0 <= args.max_seconds < float("inf"):
         p.error("--max-instructions and --max-seconds take a number that is not negative (0: no limit)")
     budget: _Budget = {"max_instructions": args.max_instructions or None, "max_seconds": args.max_seconds or None}
@@ -404,7 +430,7 @@ def cmd_run(argv: list[str]) -> int:
             if warning:
                 print(f"{args.input}: warning: {warning}", file=sys.stderr)
             result = run_module(module, gc=args.gc, stress=args.stress, verify=args.verify_heap, entry=args.entry,
-                                on_collect=hook, regalloc=args.regalloc, **budget)
+                                on_collect=hook, regalloc=args.regalloc, gc_registers=args.gc_registers, **budget)
         else:
             result = run_object(args.input, gc=args.gc, stress=args.stress, verify=args.verify_heap,
                                 entry=args.entry, on_collect=hook, **budget)

@@ -75,6 +75,20 @@ class LocatedCodegenError(CodegenError, VerifyError):
     """A CodegenError that knows the ``file:line:col`` of the instruction it is about."""
 
 
+#: DWARF register numbers of the x86-64 general registers (the stack map's and the CFI's numbering)
+DWARF = {"rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
+         **{f"r{n}": n for n in range(8, 16)}}
+
+#: one CFI row of a prologue: (byte offset in the function, CFA = rsp + this, saved (DWARF register,
+#: offset from the CFA))
+UnwindRow = tuple[int, int, tuple[tuple[int, int], ...]]
+
+
+def sub_rsp_bytes(size: int) -> int:
+    """The length of ``sub rsp, size``: 4 bytes with an 8-bit immediate, 7 with a 32-bit one."""
+    return 4 if size < 128 else 7
+
+
 def located(error: CodegenError, inst) -> CodegenError:
     """``error`` with the instruction's source location attached (unchanged if it has one or none is known)."""
     from ..ir.statepoint import source_location
@@ -382,6 +396,17 @@ class Frame:
     def alloca(self, alloca: I.Alloca) -> int:
         """The ``rsp`` offset of an alloca's object (the alloca's value is rsp + this)."""
         return self._allocas[id(alloca)]
+
+    def unwind_rows(self) -> list[UnwindRow]:
+        """The prologue's CFI, as llc writes it for a frame with a frame pointer: ``push rbp`` (1 byte) saves
+        the caller's rbp at CFA-16, ``mov rbp, rsp`` (3) moves nothing, ``sub rsp, size`` grows the frame.
+        A realigned frame stops at the push: after ``and rsp`` the CFA is rbp + 16, and the stack walk
+        refuses its dynamic stack size before it would unwind it."""
+        saved = ((DWARF["rbp"], -16),)
+        rows: list[UnwindRow] = [(0, 8, ()), (1, 16, saved)]
+        if self.size and not self.realign:
+            rows.append((1 + 3 + sub_rsp_bytes(self.size), 16 + self.size, saved))
+        return rows
 
     def describe(self) -> str:
         """A text table of the frame, lowest address first."""

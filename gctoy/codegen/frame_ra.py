@@ -29,10 +29,28 @@ from ..ir import instructions as I
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Function, Value
-from .frame import (SLOT_SIZE, STACK_ALIGN, CodegenError, align_of, describe_head, is_wide, located, outgoing_args,
-                    refuse_inline_asm, size_of, spilled_deopt_values)
+from .frame import (DWARF, SLOT_SIZE, STACK_ALIGN, CodegenError, UnwindRow, align_of, describe_head, is_wide, located, outgoing_args,
+                    refuse_inline_asm, size_of, spilled_deopt_values, sub_rsp_bytes)
 from .limits import alloca_elements, check_frame_size
 from .regalloc import Allocation, is_clobbering_call
+
+
+def slot_lowering_reason(function: Function) -> str | None:
+    """Why ``function`` needs the slot lowering (frame.py) rather than registers, or None: a vector,
+    ``i128`` or aggregate value or constant operand (the allocator gives each value one 64-bit register
+    or slot), or an alloca aligned above 16 bytes (only the slot frame, with its frame pointer,
+    realigns ``rsp``)."""
+    for v in function.args:
+        if is_wide(v.type):
+            return f"argument %{v.name} of type {v.type}"
+    for inst in function.instructions():
+        if is_wide(inst.type):
+            return f"%{inst.name} of type {inst.type}"
+        if any(is_wide(op.type) for op in inst.operands):
+            return f"an operand of type {next(op.type for op in inst.operands if is_wide(op.type))}"
+        if isinstance(inst, I.Alloca) and max(align_of(inst.allocated_type), inst.align or 1) > STACK_ALIGN:
+            return f"alloca %{inst.name} aligned to more than {STACK_ALIGN} bytes"
+    return None
 
 
 def refuse_wide_values(function: Function) -> None:
@@ -41,7 +59,7 @@ def refuse_wide_values(function: Function) -> None:
     for v in [*function.args, *function.instructions()]:
         if is_wide(v.type):
             error = CodegenError(f"a value of type {v.type} is not supported by the register allocator "
-                                 "(compile without --regalloc)")
+                                 "(compile with --no-regalloc)")
             raise located(error, v) if isinstance(v, I.Instruction) else error
 
 
@@ -110,6 +128,20 @@ class RegisterFrame:
         """Where the prologue saved ``register``, as an offset from the CFA (negative)."""
         return -SLOT_SIZE * (2 + self.saved.index(register))
 
+    def unwind_rows(self) -> list[UnwindRow]:
+        """The prologue's CFI: a row after each push (the register saved at its CFA offset) and after
+        ``sub rsp``."""
+        rows: list[UnwindRow] = [(0, 8, ())]
+        offset, saved = 0, []
+        for k, reg in enumerate(self.saved, start=1):
+            offset += 1 if reg in ("rbx", "rbp") else 2  # push r12..r15 needs a REX prefix
+            saved.append((DWARF[reg], self.save_offset(reg)))
+            rows.append((offset, 8 + 8 * k, tuple(sorted(saved))))
+        if self.size:
+            offset += sub_rsp_bytes(self.size)
+            rows.append((offset, self.stack_size + 8, tuple(sorted(saved))))
+        return rows
+
     def slot(self, value: Value) -> int:
         """The ``rsp`` offset of a spilled value's slot."""
         k = self.allocation.spill(value)
@@ -137,4 +169,4 @@ class RegisterFrame:
         return "\n".join(lines)
 
 
-__all__ = ["RegisterFrame"]
+__all__ = ["RegisterFrame", "refuse_wide_values", "slot_lowering_reason"]

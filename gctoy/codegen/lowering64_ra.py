@@ -18,7 +18,7 @@ spill slot from the allocation (frame_ra.py), instead of a slot per value. What 
   location (DWARF number), a spilled one as Indirect [RSP + off]; each ``gc.relocate`` reads
   the recorded place after the call (the collector may have rewritten it) into its own place.
 
-The unwind rows (``unwind_rows``) say where the prologue saved each register, as llc's CFI
+The unwind rows (``RegisterFrame.unwind_rows``) say where the prologue saved each register, as llc's CFI
 does, so the runtime's stack walk finds an outer frame's registers in its callees' save slots.
 """
 
@@ -29,18 +29,17 @@ from collections import Counter
 from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_statepoint_name
 from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
-from ..ir.values import Argument, Value
+from ..ir.values import Argument, Function, Value
 from ..stackmap import Location, LocationKind
 from .addresses import signed, unsigned, width
 from .floats import argument_registers, is_float
-from .frame import CodegenError, gep_terms
+from .frame import DWARF, CodegenError, gep_terms
 from .frame_ra import RegisterFrame
 from .lowering64 import PTR_WORD, SETCC, SHIFTS, SIMPLE_OPS, SUBREGS, FunctionLowering
+from .dag_values import fold_cast
 from .records import int_constant, strip_casts, value_key
 from .regalloc import X86_64, allocate
 
-DWARF = {"rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
-         **{f"r{n}": n for n in range(8, 16)}}
 _NEGATE = {"e": "ne", "ne": "e", "a": "be", "be": "a", "ae": "b", "b": "ae",
            "g": "le", "le": "g", "ge": "l", "l": "ge"}
 _COMMUTATIVE = ("add", "and", "or", "xor", "mul")
@@ -61,9 +60,14 @@ class RegisterLowering(FunctionLowering):
 
     frame: RegisterFrame  # type: ignore[assignment]
 
+    def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None,
+                 gc_registers: int = 0) -> None:
+        self.gc_registers = gc_registers  # read by make_frame, which the base class's __init__ calls
+        super().__init__(fn, constants, tls)
+
     def make_frame(self) -> RegisterFrame:  # type: ignore[override]
         """The allocation, then the frame of what did not get a register."""
-        self.allocation = allocate(self.fn, X86_64)
+        self.allocation = allocate(self.fn, X86_64, self.gc_registers)
         uses = Counter(id(op) for inst in self.fn.instructions() for op in inst.operands)
         self.fused: set[int] = set()
         for block in self.fn.blocks:
@@ -257,19 +261,6 @@ class RegisterLowering(FunctionLowering):
             self.emit(f"pop {reg}")
         self.emit("ret")
 
-    def unwind_rows(self) -> list[tuple[int, int, tuple[tuple[int, int], ...]]]:
-        """The prologue's CFI: (byte offset, CFA = rsp + this, saved (DWARF register, CFA offset)) rows."""
-        rows: list[tuple[int, int, tuple[tuple[int, int], ...]]] = [(0, 8, ())]
-        offset, saved = 0, []
-        for k, reg in enumerate(self.frame.saved, start=1):
-            offset += 1 if reg in ("rbx", "rbp") else 2  # push r12..r15 needs a REX prefix
-            saved.append((DWARF[reg], self.frame.save_offset(reg)))
-            rows.append((offset, 8 + 8 * k, tuple(sorted(saved))))
-        if self.frame.size:
-            offset += 4 if self.frame.size < 128 else 7  # sub rsp, imm8 / imm32
-            rows.append((offset, self.frame.stack_size + 8, tuple(sorted(saved))))
-        return rows
-
     # ----------------------------------------------------------------- instructions
 
     def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
@@ -461,12 +452,13 @@ class RegisterLowering(FunctionLowering):
             self.emit(f"mov eax, {xmm}")  # al: vector registers used, for a variadic callee
 
     def location(self, v: Value) -> Location:
-        """A value in a register is a Register location; a spilled one Indirect [RSP + off]."""
-        if value_key(v, getattr(self, "_keys", None))[0] != "const":
+        """A value in a register is a Register location; a spilled one Indirect [RSP + off]; an alloca
+        (under no-op casts) Direct."""
+        if value_key(v, getattr(self, "_keys", None))[0] != "const" and not isinstance(fold_cast(v), I.Alloca):
             reg = self.register_of(v)
             if reg is not None:
                 return Location(LocationKind.REGISTER, 8, DWARF[reg], 0)
         return super().location(v)
 
 
-__all__ = ["DWARF", "RegisterLowering"]
+__all__ = ["RegisterLowering"]

@@ -28,6 +28,14 @@ kept to its position) and a ``gc.result`` is written by the call itself (its int
 the statepoint). When those sit in another block than their statepoint (an invoke's normal
 destination), the values are kept for the whole function: never wrong, and rare.
 
+GC pointers at statepoints. As llc does by default (LLVM 14: ``-max-registers-for-gc-values=0``),
+every GC pointer a statepoint lists in ``gc-live`` lives in a spill slot, so the record names
+it Indirect [RSP + off]. ``gc_registers = N`` lets the first N distinct gc-live values of each
+statepoint take registers (callee-saved, since they cross the call: Register locations), as
+llc's flag does; a value relocated in an invoke's landing pad is always spilled, as llc
+spills it without ``-use-registers-for-gc-values-in-landing-pad``. An alloca (or a no-op cast
+of one) in gc-live is a Direct location, not a value with a place; constants are Constants.
+
 Allocation. Values are taken in order of their first position; each takes the first register
 free over all of its segments: a *hint* first (an argument's ABI register, a phi's incoming
 value, the first operand of an instruction whose result may reuse it), then the caller-saved
@@ -54,6 +62,7 @@ from ..ir.analysis.liveness import Liveness
 from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
 from ..ir.values import Argument, Function, Value
+from .dag_values import fold_cast
 from .floats import argument_registers
 from .frame import has_slot
 from .patchpoints import is_stackmap_intrinsic
@@ -334,10 +343,40 @@ def _hints(v: Value, alloc: Allocation, fn: Function) -> list[str]:
     return out
 
 
-def allocate(fn: Function, target: TargetRegisters = X86_64) -> Allocation:
-    """Give every value of ``fn`` that the lowering keeps a register or a spill slot."""
+def spilled_gc_values(fn: Function, gc_registers: int, keys: dict | None = None) -> dict[int, Value]:
+    """The GC pointers that must live in spill slots: at each statepoint, the gc-live values after the
+    first ``gc_registers`` distinct ones, and every value its invoke's landing pad relocates."""
+    keys = {} if keys is None else keys
+    spilled: dict[int, Value] = {}
+    for inst in fn.instructions():
+        if not (isinstance(inst, I.CallBase) and Statepoint.is_statepoint(inst)):
+            continue
+        sp = Statepoint.of(inst)
+        in_landing_pad = set()
+        if isinstance(inst, I.Invoke):
+            for relocate in sp.relocates():
+                if relocate.call.args[0] is not inst:  # the landing pad's token
+                    in_landing_pad |= {id(relocate.base), id(relocate.derived)}
+        kept = 0
+        for v in {id(v): v for v in sp.gc_args}.values():
+            if (not isinstance(v, (Argument, I.Instruction)) or not has_slot(v)
+                    or isinstance(fold_cast(v), I.Alloca) or value_key(v, keys)[0] == "const"):
+                continue
+            if kept < gc_registers and id(v) not in in_landing_pad:
+                kept += 1
+            else:
+                spilled[id(v)] = v
+    return spilled
+
+
+def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int = 0) -> Allocation:
+    """Give every value of ``fn`` that the lowering keeps a register or a spill slot (``gc_registers``:
+    how many gc-live values per statepoint may stay in registers, see the module docstring)."""
+    if gc_registers < 0:
+        raise ValueError(f"gc_registers must be at least 0, not {gc_registers}")
     intervals = _Intervals(fn)
     intervals.build()
+    forced = spilled_gc_values(fn, gc_registers, intervals.keys)
     alloc = Allocation(fn, target, intervals=intervals.segments, calls=intervals.calls)
     order = sorted(intervals.values.values(), key=lambda v: (intervals.segments.get(id(v), [(0, 0)])[0][0],
                                                              _definition_order(v, intervals)))
@@ -347,6 +386,9 @@ def allocate(fn: Function, target: TargetRegisters = X86_64) -> Allocation:
         if not segs:
             continue
         alloc.values.append(v)
+        if id(v) in forced:
+            alloc.spills[id(v)] = len(alloc.spills)
+            continue
         crossing = _crosses(segs, intervals.calls)
         allowed = target.callee_saved if crossing else target.allocatable
         used = set(alloc.registers.values())
@@ -366,4 +408,4 @@ def _definition_order(v: Value, intervals: _Intervals) -> int:
     return -1 if isinstance(v, Argument) else intervals.index.get(id(v), 0)
 
 
-__all__ = ["Allocation", "TargetRegisters", "X86_64", "allocate", "is_clobbering_call"]
+__all__ = ["Allocation", "TargetRegisters", "X86_64", "allocate", "is_clobbering_call", "spilled_gc_values"]

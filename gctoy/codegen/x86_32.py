@@ -593,7 +593,7 @@ def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto
 
 
 def compile_module32(module: Module, frame: str = "auto", interruptible: str = "auto",
-                     gc_registers: int | bool = 0) -> CompiledModule32:
+                     gc_registers: int | bool = True) -> CompiledModule32:
     """Lower every defined function to x86-32 (JIT32 conventions) and assemble the image.
 
     ``frame``: ``auto`` (EBP frames for large methods), ``ebp`` or ``esp``. ``interruptible``:

@@ -1,22 +1,25 @@
 """Lower the IR subset (after RS4GC) to x86-64 assembly (SysV), with a StackMap v3 record per statepoint.
 
-A straightforward, non-optimising code generator: each instruction loads its operands from
-their stack slots into scratch registers (rax, rcx, rdx), computes, and stores the result
-back into its own slot (see frame.py for the layout). Integers narrower than 64 bits are kept
-*zero-extended* in their slots; an operation that needs the signed reading (sdiv, ashr,
-signed compares, sext) sign-extends its operands first.
+Two lowerings, chosen per function:
 
-Statepoints cost nothing extra: every GC pointer live across the call is already in its
-slot, so the record names those slots as Indirect ``[RSP + off]`` locations, the collector
-may rewrite them during the call, and each ``gc.relocate`` reloads its derived pointer from
-the (possibly updated) slot. The return address label after each call gives the record's
-instruction offset once the text is assembled.
+* **Registers** (the default; regalloc.py, a linear scan, lowering64_ra.py, frame_ra.py): values
+  live in registers, as llc -O2 keeps them. A GC pointer live across a statepoint sits in a
+  callee-saved register (a Register location in the record) or a spill slot (Indirect
+  ``[RSP + off]``); no frame pointer is set up.
+* **Slots** (``regalloc=False``, ``gctoy llc --no-regalloc``; lowering64.py, frame.py): each
+  instruction loads its operands from their stack slots into scratch registers (rax, rcx, rdx),
+  computes, and stores the result back into its own slot. Every GC pointer live across a call is
+  already in its slot, so the record names those slots as Indirect locations, the collector may
+  rewrite them during the call, and each ``gc.relocate`` reloads its derived pointer from the
+  (possibly updated) slot. The allocator gives each value one 64-bit register or slot, so a
+  function with a vector, ``i128`` or aggregate value gets this lowering even by default.
 
-``compile_module(module, regalloc=True)`` keeps values in registers instead (regalloc.py, a
-linear scan; lowering64_ra.py, frame_ra.py): a GC pointer live across a statepoint sits in a
-callee-saved register (a Register location) or a spill slot (Indirect), and each function
-comes with the CFI rows of its prologue, so the stack walk finds an outer frame's registers in
-its callees' save slots. This module assembles either lowering's text and builds the stack map.
+Either way integers narrower than 64 bits are kept *zero-extended*; an operation that needs the
+signed reading (sdiv, ashr, signed compares, sext) sign-extends its operands first. The return
+address label after each call gives the record's instruction offset once the text is assembled,
+and each function comes with the CFI rows of its prologue (``unwind_rows``), so the stack walk
+finds an outer frame's registers in its callees' save slots, as it does with llc's ``.eh_frame``.
+This module assembles the text and builds the stack map.
 """
 
 from __future__ import annotations
@@ -28,9 +31,9 @@ from ..ir.module import Module
 from ..ir.values import Value
 from ..stackmap import StackMap, StackMapRecord, StkSizeRecord, emit
 from .data import data_text, tls_offsets
-from .frame import CodegenError, Frame
+from .frame import CodegenError, Frame, UnwindRow
 from .limits import MAX_CODE_BYTES
-from .frame_ra import RegisterFrame
+from .frame_ra import RegisterFrame, slot_lowering_reason
 from .lowering64 import FunctionLowering
 from .lowering64_ra import RegisterLowering
 from .symbols import mangle, with_ir_names
@@ -38,10 +41,6 @@ from .symbols import mangle, with_ir_names
 STACKMAP_SECTION = ".llvm_stackmaps"
 
 __all__ = ["STACKMAP_SECTION", "CompiledFunction", "CompiledModule", "compile", "compile_module"]
-
-#: one CFI row: (byte offset in the function, CFA = rsp + this, saved (DWARF register, offset from the CFA))
-UnwindRow = tuple[int, int, tuple[tuple[int, int], ...]]
-
 
 @dataclass(frozen=True)
 class CompiledFunction:
@@ -53,7 +52,7 @@ class CompiledFunction:
     statepoint_labels: tuple[str, ...]
     #: (rsp offset of the slot, metadata constant) per ``llvm.gcroot``, for frame-root strategies
     gc_roots: tuple[tuple[int, Value], ...] = ()
-    #: the prologue's CFI rows (register-allocated functions only; none for the slot frame)
+    #: the prologue's CFI rows
     unwind_rows: tuple[UnwindRow, ...] = ()
 
     @property
@@ -80,10 +79,13 @@ class CompiledModule:
 # --------------------------------------------------------------------------- module
 
 
-def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
+def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0) -> CompiledModule:
     """Lower every defined function, assemble, and build the stack map from the assembled labels.
 
-    ``regalloc``: keep values in registers (regalloc.py, lowering64_ra.py) instead of a slot each."""
+    ``regalloc``: keep values in registers (regalloc.py, lowering64_ra.py) where the function allows
+    it (``slot_lowering_reason``); False gives every value a stack slot (lowering64.py). ``gc_registers``: with
+    registers, how many gc-live values per statepoint may stay in (callee-saved) registers instead
+    of spill slots, as llc's ``-max-registers-for-gc-values``."""
     constants: list[int] = []
     lowered: list[FunctionLowering] = []
     text: list[str] = []
@@ -92,7 +94,10 @@ def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        lowering = (RegisterLowering if regalloc else FunctionLowering)(fn, constants, tls)
+        if regalloc and slot_lowering_reason(fn) is None:
+            lowering: FunctionLowering = RegisterLowering(fn, constants, tls, gc_registers)
+        else:
+            lowering = FunctionLowering(fn, constants, tls)
         text += lowering.lower()
         lowered.append(lowering)
         patch_bytes += lowering.patch_bytes
@@ -112,9 +117,9 @@ def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
     functions, records, compiled = [], [], []
     for lowering in lowered:
         address = image.address_of(lowering.name)
-        rows = tuple(lowering.unwind_rows()) if isinstance(lowering, RegisterLowering) else ()
         compiled.append(CompiledFunction(lowering.name, address, lowering.frame,
-                                         tuple(r.label for r in lowering.records), tuple(lowering.gc_roots), rows))
+                                         tuple(r.label for r in lowering.records), tuple(lowering.gc_roots),
+                                         tuple(lowering.frame.unwind_rows())))
         if not lowering.records:
             continue
         functions.append(StkSizeRecord(address, lowering.frame.recorded_stack_size, len(lowering.records)))
@@ -126,6 +131,6 @@ def compile_module(module: Module, regalloc: bool = False) -> CompiledModule:
     return CompiledModule(asm_text, text_of_data, stackmap, tuple(compiled), tuple(natives), image)
 
 
-def compile(module: Module, regalloc: bool = False) -> Image:  # noqa: A001 - the project's public name
+def compile(module: Module, regalloc: bool = True, gc_registers: int = 0) -> Image:  # noqa: A001 - public name
     """Lower and assemble a module into an Image (code, data, natives, ``.llvm_stackmaps``)."""
-    return compile_module(module, regalloc).image
+    return compile_module(module, regalloc, gc_registers).image

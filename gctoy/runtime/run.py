@@ -277,23 +277,24 @@ def run_object(
         return runtime.run(entry, max_instructions, max_seconds)
 
 
-def load_compiled(module, regalloc: bool = False) -> LoadedObject:
-    """Lower a statepoint-IR module with gctoy's own x86-64 code generator, ready for the runtime
-    (``regalloc``: values in registers, and the prologues' CFI for the stack walk)."""
+def load_compiled(module, regalloc: bool = True, gc_registers: int = 0) -> LoadedObject:
+    """Lower a statepoint-IR module with gctoy's own x86-64 code generator, ready for the runtime, with
+    the prologues' CFI for the stack walk (``regalloc``: values in registers, False: a slot each;
+    ``gc_registers``: gc-live values per statepoint kept in registers, see compile_module)."""
     from ..codegen import compile_module
 
-    compiled = compile_module(module, regalloc=regalloc)
+    compiled = compile_module(module, regalloc=regalloc, gc_registers=gc_registers)
     return LoadedObject(
         image=compiled.image,
         stackmap=compiled.stackmap if compiled.stackmap.records else None,
         functions={f.name: f.address for f in compiled.functions},
         externals=tuple(compiled.natives),
-        unwind=compiled_unwind_table(compiled) if regalloc else None,
+        unwind=compiled_unwind_table(compiled),
     )
 
 
 def compiled_unwind_table(compiled) -> UnwindTable:
-    """The CFI of gctoy's register-allocated functions, as the loader reads it from llc's ``.eh_frame``."""
+    """The CFI of gctoy's functions, as the loader reads it from llc's ``.eh_frame``."""
     starts = sorted(f.address for f in compiled.functions)
     end_of_code = compiled.image.code_base + len(compiled.image.code)
     functions = []
@@ -314,10 +315,11 @@ def run_module(
     max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
     on_collect: Callable[[Runtime, Collection], None] | None = None,
     max_seconds: float | None = DEFAULT_MAX_SECONDS,
-    regalloc: bool = False,
+    regalloc: bool = True,
+    gc_registers: int = 0,
 ) -> RunResult:
     """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
-    loaded = load_compiled(module, regalloc)
+    loaded = load_compiled(module, regalloc, gc_registers)
     roots = None
     if (loaded.stackmap is None and ROOT_CHAIN not in loaded.image.symbols
             and any(f.gc == "shadow-stack" for f in module.definitions())):

@@ -426,7 +426,7 @@ def run_module32(module, gc: GCMode = "none", stress: bool = False, verify: bool
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None,
-                 gc_registers: int | bool = 0, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
+                 gc_registers: int | bool = True, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
     """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info;
     ``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     if gc == "none":

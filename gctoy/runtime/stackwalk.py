@@ -39,8 +39,8 @@ keeps, for each callee-saved register, the slot holding the *current* frame's va
                            Register location needing it is a StackWalkError
 
 So a Register location becomes a Slot the collector can rewrite: the register's name while it
-is live in the machine, else the address of the save slot. Frames of gctoy's own images have
-no CFI and no Register locations outside the innermost frame; they walk as before.
+is live in the machine, else the address of the save slot. gctoy's own images come with the
+CFI rows of their prologues (codegen's ``unwind_rows``), so they walk the same way.
 
     example: main keeps %t in rbx and calls sum; sum pushes rbx (saving main's %t) and
     keeps its own %t in rbx; sum calls do_safepoint.

@@ -270,7 +270,7 @@ def collect_with_interior(collector: Collector, slots: list[Slot], interior: lis
     return collector.collect(slots, derived)
 
 
-def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = 0):
+def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = True):
     """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder
     (``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     from gctoy.codegen.gcinfo32 import with_gcinfo

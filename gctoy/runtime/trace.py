@@ -149,7 +149,9 @@ def focus_window(code: TraceCode, sites: list[StatepointSite], focus: str | None
     """The window around statepoint ``focus`` (default: the first that calls gc_collect, else the first).
 
     It never starts inside the function's prologue, whose length the code generator reports
-    (`CompiledFunction.prologue_instructions`).
+    (`CompiledFunction.prologue_instructions`), nor before the label of the call's block: from
+    there to the call the code runs straight, whatever the block layout (a loop's latch laid out
+    just before the block would otherwise start the window inside the loop).
     """
     if focus is None:
         collecting = [s for s in sites if s.callee == "gc_collect"]
@@ -163,6 +165,8 @@ def focus_window(code: TraceCode, sites: list[StatepointSite], focus: str | None
     k = code.index[call.address]
     fn = code.function_at(focus_ra)
     first = code.index[fn.address] + fn.prologue_instructions
+    labelled = [j for j in range(first, k + 1) if code.insns[j].address in code.labels]
+    first = max([first, *labelled])
     start = code.insns[max(first, k - steps_before)].address
     return FocusWindow(focus, focus_ra, start, k - code.index[start], steps_after)
 

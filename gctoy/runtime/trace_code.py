@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gctoy.codegen.frame_ra import RegisterFrame
 from gctoy.emu.disasm import Insn, disassemble
 from gctoy.emu.image import CODE_BASE
 from gctoy.ir.instructions import Phi
@@ -11,6 +12,26 @@ from gctoy.runtime.trace_views import DisasmLine, Marker
 
 #: The mnemonics of calls (a call inside the focus window is stepped over).
 CALL_MNEMONICS = ("call",)
+
+
+def frame_slot_names(frame) -> dict[int, str]:
+    """rsp offset -> what the word holds, for the words of one frame below the return address."""
+    names: dict[int, str] = {}
+    if isinstance(frame, RegisterFrame):
+        cfa = frame.stack_size + 8
+        for reg in frame.saved:
+            names[cfa + frame.save_offset(reg)] = f"saved {reg}"
+    else:
+        names[frame.stack_size - 8] = "saved rbp"
+    for off in frame.spill_slots:
+        names[off] = "deopt spill slot"
+    for alloca in frame.allocas:
+        names[frame.alloca(alloca)] = f"alloca %{alloca.name}"
+    for value in frame.values:
+        names[frame.slot(value)] = f"%{value.name}"
+        if isinstance(value, Phi) and not isinstance(frame, RegisterFrame):
+            names[frame.shadow(value)] = f"shadow of %{value.name}"
+    return names
 
 
 class TraceCode:
@@ -32,16 +53,31 @@ class TraceCode:
         for fn in compiled.functions:
             for label in fn.statepoint_labels:
                 self.statepoint_label[image.address_of(label)] = label
-        self.slot_names: dict[str, dict[int, str]] = {}
-        for fn in compiled.functions:
-            frame, names = fn.frame, {}
-            for alloca in frame.allocas:
-                names[frame.alloca(alloca)] = f"alloca %{alloca.name}"
-            for value in frame.values:
-                names[frame.slot(value)] = f"%{value.name}"
-                if isinstance(value, Phi):
-                    names[frame.shadow(value)] = f"shadow of %{value.name}"
-            self.slot_names[fn.name] = names
+        self.slot_names = {fn.name: frame_slot_names(fn.frame) for fn in compiled.functions}
+        #: addresses where a function's frame is set up (after the prologue, before an epilogue)
+        self.body: set[int] = set()
+        starts = [f.address for f in self.functions] + [end]
+        for fn, next_start in zip(self.functions, starts[1:]):
+            self.body |= self._body_of(fn, next_start)
+
+    def _body_of(self, fn, end: int) -> set[int]:
+        """The addresses of ``fn``'s instructions between its prologue and its epilogues."""
+        first = self.index[fn.address]
+        insns = [i for i in self.insns[first:] if i.address < end]
+        frame = fn.frame
+        if isinstance(frame, RegisterFrame):
+            epilogue = len(frame.saved) + (1 if frame.size else 0)  # add rsp, N; pop ...; then ret
+        else:
+            epilogue = 1  # leave; then ret
+        body = set(range(fn.prologue_instructions, len(insns)))
+        for k, insn in enumerate(insns):
+            if insn.mnemonic == "ret":
+                body -= set(range(k - epilogue, k + 1))
+        return {insns[k].address for k in body}
+
+    def in_body(self, pc: int) -> bool:
+        """Whether ``pc`` is where its function's frame is complete (rsp + stack size is the return address)."""
+        return pc in self.body
 
     def slot_text(self, slot: Slot | None, frame_sp: int, function: str) -> str:
         """A slot as the views print it: ``[rsp+40] %node3``, a register name, or ``constant``."""

@@ -59,12 +59,7 @@ class Recorder:
         for address in range(sp, sp + stack_size + WORD, WORD):
             off = address - sp
             value = self.m.read_u64(address)
-            if off == stack_size:
-                name = "return address"
-            elif off == stack_size - WORD:
-                name = "saved rbp"
-            else:
-                name = names.get(off, "")
+            name = "return address" if off == stack_size else names.get(off, "")
             before = self.prev_words.get(address)
             words.append(StackWord(address, off, value, name, tuple(roles.get(address, ())),
                                    before if before is not None and before != value else None))
@@ -85,12 +80,11 @@ class Recorder:
         fn = code.function_at(pc)
         if fn is None:
             return None, ()
-        # gctoy's frames (codegen/frame.py): push rbp; mov rbp, rsp; sub rsp, N, so in the body
-        #     rbp = rsp + stack size - 8
-        # and rsp does not move (arguments are stored, not pushed). In the prologue and after the
-        # epilogue's ``leave`` the equation fails: there is no frame to show.
+        # gctoy's frames (codegen/frame.py, frame_ra.py): rsp does not move in the body (arguments are
+        # stored, not pushed), so there rsp + stack size is the return address's slot. In the prologue
+        # and in an epilogue it is not: there is no frame to show.
         sp, size = m.sp, fn.frame.stack_size
-        if m.reg("rbp") != sp + size - WORD:
+        if not code.in_body(pc):
             return None, ()
         record, pairs = None, ()
         if focus_ra is not None and code.function_at(focus_ra) is fn:

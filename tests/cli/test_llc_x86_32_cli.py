@@ -36,13 +36,16 @@ def test_llc_x86_32_prints_gcinfo_that_decodes(tmp_path, capsys):
     src = tmp_path / "p.ll"
     src.write_text(PROGRAM)
     for frame, ebp in (("ebp", "yes"), ("esp", "no")):
-        assert main(["llc", "--target", "x86-32", "--frame", frame, str(src)]) == 0
+        assert main(["llc", "--target", "x86-32", "--frame", frame, "--gc-registers", "0", str(src)]) == 0
         out = capsys.readouterr().out
         assert "main.epilog:" in out and '.section .gcinfo_x86,"a"' in out
         blob = _blob(out, "main")
         info = decode(blob)
         assert info.header.ebp_frame == (frame == "ebp")
         assert len(info.lifetimes) == 1  # %o's slot, live across the call
+        assert main(["llc", "--target", "x86-32", "--frame", frame, str(src)]) == 0  # by default %o lives in ESI
+        homed = _blob(capsys.readouterr().out, "main")
+        assert not decode(homed).lifetimes and "ESI" in gcdump(homed).split("Pointer table:")[1]
         for line in gcdump(blob).splitlines():
             assert ("# " + line if line else "#") in out
         assert f"ebp frame          = {ebp}" in out

@@ -10,13 +10,14 @@ from gctoy.passes import run
 from gctoy.stackmap import read_object
 
 
-def gctoy_llc(text: str, tmp_path):
-    """What ``gctoy llc`` compiles ``text`` to (read from a file, barriers lowered, as the command does)."""
+def gctoy_llc(text: str, tmp_path, regalloc: bool = True):
+    """What ``gctoy llc`` compiles ``text`` to (read from a file, barriers lowered, as the command does;
+    ``regalloc=False``: as ``gctoy llc --no-regalloc``)."""
     path = tmp_path / "in.ll"
     path.write_text(text)
     module = _driver_module(str(path), False, False)
     run(module, "lower-gc-barriers")
-    return compile_module(module)
+    return compile_module(module, regalloc=regalloc)
 
 
 def llc14_stackmap(llvm14, text: str, tmp_path):

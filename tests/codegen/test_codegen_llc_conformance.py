@@ -121,9 +121,10 @@ def test_deopt_addresses_are_spilled_slots_holding_the_address(tmp_path):
     assert single.kind is LocationKind.CONSTANT and single.offset == 0x40000000
 
 
-def test_duplicate_relocates_read_the_recorded_slot(tmp_path):
+@pytest.mark.parametrize("regalloc", [True, False], ids=["registers", "slots"])
+def test_duplicate_relocates_read_the_recorded_slot(tmp_path, regalloc):
     """The record names one slot for %a and %b; both relocates after the second call must read it."""
-    compiled = gctoy_llc(DUPLICATES, tmp_path)
+    compiled = gctoy_llc(DUPLICATES, tmp_path, regalloc=regalloc)
     _, second = compiled.stackmap.records
     assert _summary(compiled.stackmap) == [(7, 0, "ccvv"), (7, 0, "ccvv")]  # null once, %a = %b once
     _, derived = [loc for loc in second.locations[3:] if loc.kind is LocationKind.INDIRECT]
@@ -133,8 +134,11 @@ def test_duplicate_relocates_read_the_recorded_slot(tmp_path):
     a2, b2 = (i for i in fn.instructions() if i.name in ("a2", "b2"))
     lines = compiled.asm_text.splitlines()
     for inst in (a2, b2):
-        store = lines.index(f"    mov qword ptr [rsp + {frame.slot(inst)}], rax")
-        assert lines[store - 1] == f"    mov rax, qword ptr [rsp + {recorded}]"
+        if regalloc:  # the relocate's register is loaded from the recorded slot
+            assert f"    mov {frame.allocation.register(inst)}, qword ptr [rsp + {recorded}]" in lines
+        else:  # the relocate's slot is written from rax, loaded from the recorded slot
+            store = lines.index(f"    mov qword ptr [rsp + {frame.slot(inst)}], rax")
+            assert lines[store - 1] == f"    mov rax, qword ptr [rsp + {recorded}]"
 
 
 # Floating-point values cross calls between gctoy's own functions, in xmm registers and on the stack.

@@ -7,9 +7,13 @@
   allocation is caught.
 * The code: the non-GC test programs print the same with and without the allocator; a leaf
   gets no frame; rsp is 16-byte aligned at calls; the CFI rows match the prologue's bytes.
-* Statepoints: GC pointers across a statepoint are Register locations (callee-saved) in gctoy's
-  own records, and the moving collector rewrites them, in the innermost frame (the machine
-  register) and in outer frames (the callee's save slot, found through the CFI rows).
+* Statepoints: by default every gc-live value is spilled (Indirect), as llc 14's default; with
+  ``gc_registers`` (llc's ``-max-registers-for-gc-values``) GC pointers across a statepoint are
+  Register locations (callee-saved) in gctoy's own records, and the moving collector rewrites
+  them, in the innermost frame (the machine register) and in outer frames (the callee's save
+  slot, found through the CFI rows).
+* Functions the allocator cannot take (wide values, over-aligned allocas) get the slot lowering,
+  with CFI rows of their own, in the same module.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from runtime_programs import EXPECTED, PROGRAMS  # noqa: E402
 from test_codegen_llc_conformance import FLOAT_PROGRAM  # noqa: E402  (xmm and stack arguments, a float result)
 
 from gctoy.codegen import CodegenError, compile_module  # noqa: E402
-from gctoy.codegen.frame import has_slot  # noqa: E402
+from gctoy.codegen.frame import Frame, has_slot  # noqa: E402
+from gctoy.codegen.frame_ra import RegisterFrame  # noqa: E402
 from gctoy.codegen.regalloc import X86_64, Allocation, allocate, is_clobbering_call  # noqa: E402
 from gctoy.emu import Machine  # noqa: E402
 from gctoy.emu.disasm import disassemble  # noqa: E402
@@ -238,13 +243,46 @@ def test_unwind_rows_follow_the_prologue_bytes() -> None:
     assert checked
 
 
+def test_unwind_rows_of_the_slot_frame_follow_its_prologue_bytes() -> None:
+    """push rbp saves the caller's rbp at CFA-16; mov rbp, rsp changes nothing; sub rsp grows the CFA."""
+    compiled = compile_module(_gc_program(11, 8), regalloc=False)
+    for fn in compiled.functions:
+        code = compiled.image.code[fn.address - compiled.image.code_base:][:64]
+        push, mov, *rest = disassemble(code, fn.address, "x86_64")
+        assert (push.mnemonic, push.op_str, mov.mnemonic, mov.op_str) == ("push", "rbp", "mov", "rbp, rsp")
+        expected = [(0, 8, ()), (1, 16, ((6, -16),))]
+        if rest[0].mnemonic == "sub":
+            size = int(rest[0].op_str.split(", ")[1], 0)
+            expected.append((push.size + mov.size + rest[0].size, 16 + size, ((6, -16),)))
+        assert list(fn.unwind_rows) == expected
+        assert fn.unwind_rows[-1][1] == fn.frame.stack_size + 8
+
+
 # --------------------------------------------------------------------------- statepoints
 
 
-def _regalloc_loaded(name: str):
+def _regalloc_loaded(name: str, gc_registers: int = len(X86_64.callee_saved)):
     module = parse_module(PROGRAMS[name])
     run_pass(module, "rewrite-statepoints-for-gc")
-    return load_compiled(module, regalloc=True)
+    return load_compiled(module, regalloc=True, gc_registers=gc_registers)
+
+
+def test_by_default_every_gc_live_value_is_spilled_as_llc_does() -> None:
+    loaded = _regalloc_loaded("tree", gc_registers=0)
+    kinds = {loc.kind for r in loaded.stackmap.records for loc in r.locations[3:]}
+    assert LocationKind.INDIRECT in kinds and LocationKind.REGISTER not in kinds
+    runtime = Runtime(loaded, stress=True, verify=True, semispace_size=4096)
+    result = runtime.run()
+    assert (runtime.printed, result.result) == EXPECTED["tree"]
+    assert runtime.stats.gc.collections > 0
+
+
+def test_gc_registers_caps_the_register_locations_of_each_statepoint() -> None:
+    for n in (1, 2):
+        loaded = _regalloc_loaded("tree", gc_registers=n)
+        counts = {sum(loc.kind is LocationKind.REGISTER for loc in r.locations[3 + r.locations[2].offset:][0::2])
+                  for r in loaded.stackmap.records}
+        assert max(counts) == n, (n, counts)
 
 
 def _register_pairs(frame) -> list[tuple[object, str]]:
@@ -302,15 +340,26 @@ def test_runtime_programs_under_stress_with_registers(name: str) -> None:
 def test_the_command_line_takes_regalloc(tmp_path) -> None:
     src = tmp_path / "tree.ll"
     src.write_text(PROGRAMS["tree"], encoding="utf-8")
-    asm = subprocess.run([sys.executable, "-m", "gctoy", "llc", "--regalloc", str(src)], capture_output=True,
-                         text=True, timeout=120)
-    assert asm.returncode == 0, asm.stderr
-    assert "Register R#3" in asm.stdout and "push rbx" in asm.stdout and "Indirect" not in asm.stdout
-    run = subprocess.run([sys.executable, "-m", "gctoy", "run", "--regalloc", "--stress", "--verify-heap", str(src)],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
+    def gctoy(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "gctoy", *args, str(src)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    asm = gctoy("llc", "--gc-registers", "5")
+    assert "Register R#3" in asm and "push rbx" in asm and "Indirect" not in asm
+    assert gctoy("llc", "-max-registers-for-gc-values=5") == asm  # llc's own spelling
+    spilled = gctoy("llc")
+    assert "Register R#" not in spilled and "Indirect [R#7 + " in spilled and "push rbp" not in spilled
+    slots = gctoy("llc", "--no-regalloc")
+    assert "Register R#" not in slots and "push rbp" in slots and slots != spilled
     printed, result = EXPECTED["tree"]
-    assert run.stdout.splitlines() == [str(v) for v in printed] + [f"result: {result}"]
+    for flags in (("--gc-registers", "5"), (), ("--no-regalloc",)):
+        out = gctoy("run", *flags, "--stress", "--verify-heap")
+        assert out.splitlines() == [str(v) for v in printed] + [f"result: {result}"], flags
+    bad = subprocess.run([sys.executable, "-m", "gctoy", "llc", "--gc-registers", "-1", str(src)],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--gc-registers takes a number that is not negative" in bad.stderr
 
 
 def _many_pointers(n: int) -> str:
@@ -333,7 +382,7 @@ def _many_pointers(n: int) -> str:
 def test_pointers_beyond_the_callee_saved_registers_are_spilled_and_relocated() -> None:
     module = parse_module(_many_pointers(8))
     run_pass(module, "rewrite-statepoints-for-gc")
-    loaded = load_compiled(module, regalloc=True)
+    loaded = load_compiled(module, regalloc=True, gc_registers=8)
     collect = max(loaded.stackmap.records, key=lambda r: len(r.locations))
     kinds = [loc.kind for loc in collect.locations[3:]]
     assert kinds.count(LocationKind.REGISTER) == 2 * len(X86_64.callee_saved)
@@ -346,13 +395,28 @@ def test_pointers_beyond_the_callee_saved_registers_are_spilled_and_relocated() 
     assert {type(slot) for slot in moved} == {str, int}  # registers and spill slots both rewritten
 
 
+MAIN_CALLS_F = """
+define i64 @main() {
+  %r = call i64 @g(i64 5)
+  ret i64 %r
+}
+define i64 @g(i64 %x) {
+  %y = add i64 %x, 1
+  ret i64 %y
+}
+"""
+
+
 @pytest.mark.parametrize("ty, text", [
     ("<2 x i64>", "define i64 @f(i64 %x) {\n  %v = insertelement <2 x i64> zeroinitializer, i64 %x, i32 0\n"
                   "  %r = extractelement <2 x i64> %v, i32 1\n  ret i64 %r\n}\n"),
     ("i128", "define i128 @f(i128 %x) {\n  ret i128 %x\n}\n"),
 ])
-def test_wide_values_are_refused_by_the_allocator_at_their_line(ty: str, text: str) -> None:
-    compile_module(parse_module(text))  # the default lowering takes them
-    with pytest.raises(CodegenError, match=rf"{ty}.*register allocator.*--regalloc") as info:
-        compile_module(parse_module(text), regalloc=True)
+def test_functions_with_wide_values_get_the_slot_lowering(ty: str, text: str) -> None:
+    compiled = compile_module(parse_module(text + MAIN_CALLS_F))
+    frames = {f.name: type(f.frame) for f in compiled.functions}
+    assert frames == {"f": Frame, "main": RegisterFrame, "g": RegisterFrame}
+    fn = parse_module(text).get_function("f")
+    with pytest.raises(CodegenError, match=rf"{ty}.*register allocator.*--no-regalloc") as info:
+        RegisterFrame(fn, allocate(fn))
     assert ":2:" in str(info.value) or ty == "i128"

@@ -11,7 +11,8 @@ from gctoy.runtime.run import Runtime, load_compiled
 from gctoy.runtime.stackwalk import all_base_slots, walk
 
 # %a stays a GC pointer across the collection; %b survives only as an integer (ptrtoint);
-# %c is dead at the collection but its slot from the first call still holds it; %mid points into %d.
+# %c is dead at the collection but its slot from the first call still holds it; %mid points into %d
+# (relocated as a derived pointer: without rematerialisation it is live across the call, in a spill slot).
 PROGRAM = """
 declare i8 addrspace(1)* @gc_alloc(i64, i64)
 declare void @gc_collect()
@@ -41,7 +42,7 @@ entry:
 @pytest.fixture
 def stopped():
     m = parse_module(PROGRAM)
-    run(m, "rewrite-statepoints-for-gc")
+    run(m, "rewrite-statepoints-for-gc<remat-threshold=0>")  # %mid stays live across the call, in a spill slot
     rt = Runtime(load_compiled(m))
     rt.machine.enter("main")
     rt.machine.run(until=rt.machine.native_address("gc_collect"))

@@ -472,17 +472,19 @@ def test_caller_saved_register_in_an_outer_frame_is_a_clear_error(objects):
 # ---------------------------------------------------------------- gctoy's own images are unchanged
 
 
-def test_gctoy_images_have_no_cfi_and_still_run():
+def test_gctoy_images_carry_cfi_for_both_lowerings_and_run():
     from gctoy.ir import parse_module
     from gctoy.passes import run as run_pass
 
     module = parse_module(CHAIN)
     run_pass(module, "rewrite-statepoints-for-gc")
-    loaded = load_compiled(module)
-    assert loaded.unwind is None
-    kinds = {l.kind for r in loaded.stackmap.records for l in r.locations}
-    assert LocationKind.REGISTER not in kinds
-    result = Runtime(loaded, stress=True, verify=True, semispace_size=SEMISPACE).run()
-    calm = Runtime(loaded, gc="none", semispace_size=SEMISPACE).run()
-    assert (result.printed, result.result) == (calm.printed, calm.result)
-    assert result.stats.collections > 0
+    for regalloc in (True, False):  # registers (GC pointers spilled, as llc's default) and a slot per value
+        loaded = load_compiled(module, regalloc=regalloc)
+        assert loaded.unwind is not None
+        assert {f.start for f in loaded.unwind.functions} == set(loaded.functions.values())
+        kinds = {l.kind for r in loaded.stackmap.records for l in r.locations}
+        assert LocationKind.REGISTER not in kinds
+        result = Runtime(loaded, stress=True, verify=True, semispace_size=SEMISPACE).run()
+        calm = Runtime(loaded, gc="none", semispace_size=SEMISPACE).run()
+        assert (result.printed, result.result) == (calm.printed, calm.result)
+        assert result.stats.collections > 0

@@ -1,6 +1,10 @@
 """The x86-32 pipeline with CoreCLR-style GC info: liveness -> MethodGCInfo -> bytes in the image ->
 EnumGcRefs at each return address -> a frame walk -> the moving collector, interior pointers included.
-Generated programs must print under stress collection what the x86-64 statepoint pipeline prints."""
+Generated programs must print under stress collection what the x86-64 statepoint pipeline prints.
+
+These tests compile with every GC value in a tracked stack slot (``gc_registers=0``), so that the
+lifetime tables carry every live reference; test_runtime_x86_32_registers.py runs the default, GC
+pointers homed in ESI, EDI and EBX across calls, on the same kinds of program."""
 
 from __future__ import annotations
 
@@ -104,7 +108,7 @@ HAND_EXPECTED = ([4242 + 24, 0, 99], 7)
 
 
 def _compiled(text: str, frame: str):
-    return with_gcinfo(compile_module32(parse_module(text), frame=frame))
+    return with_gcinfo(compile_module32(parse_module(text), frame=frame, gc_registers=0))
 
 
 @pytest.mark.parametrize("frame", ["esp", "ebp"])
@@ -173,7 +177,7 @@ def test_the_section_in_the_image_holds_every_method():
 
 @pytest.mark.parametrize("frame", ["esp", "ebp"])
 def test_hand_program_moves_objects_through_interior_pointers(frame):
-    got = run_module32(parse_module(HAND), gc="semispace", stress=True, verify=True, frame=frame,
+    got = run_module32(parse_module(HAND), gc="semispace", stress=True, verify=True, frame=frame, gc_registers=0,
                        semispace_size=4096)
     assert (got.printed, got.result) == HAND_EXPECTED
     assert got.stats.gc.collections >= 8 and got.stats.gc.objects_copied > 0
@@ -232,7 +236,7 @@ def test_collecting_needs_a_root_finder_and_containing_objects_are_exact():
                                                                              (23, "ebp")])
 def test_generated_programs_under_stress_print_what_x86_64_prints(seed, frame, lli_results):
     text = generate_program(seed, 8)
-    got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
+    got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame, gc_registers=0,
                        semispace_size=1 << 16)
     assert (got.printed, got.result) == x86_64_reference(text) == lli_results[seed]
     assert got.stats.gc.collections > 0 and got.stats.gc.objects_copied > 0
@@ -246,7 +250,7 @@ def test_every_method_fully_interruptible_prints_the_same(seed, frame, lli_resul
     from gctoy.runtime.stackwalk32 import MethodTable
 
     text = generate_program(seed, 8)
-    got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame,
+    got = run_module32(parse_module(text), gc="semispace", stress=True, verify=True, frame=frame, gc_registers=0,
                        interruptible="always", semispace_size=1 << 16)
     assert (got.printed, got.result) == x86_64_reference(text) == lli_results[seed]
     assert got.stats.gc.collections > 0
@@ -416,7 +420,7 @@ def test_generated_programs_stopped_anywhere(seed, lli_results):
 def _compiled_with_roots(text: str, frame: str):
     from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
-    return compile_with_gcinfo(parse_module(text), frame=frame)
+    return compile_with_gcinfo(parse_module(text), frame=frame, gc_registers=0)
 
 
 CELLS = f"""
@@ -463,7 +467,7 @@ def test_gc_pointers_in_stack_memory_are_untracked_slots(frame):
     cf, info = compiled.function("main"), infos["main"]
     assert len(info.untracked) == 2 and all(u.interior for u in info.untracked)
     assert len(cf.frame.gc_alloca_fields) == 2
-    got = run_module32(parse_module(CELLS), gc="semispace", stress=True, verify=True, frame=frame,
+    got = run_module32(parse_module(CELLS), gc="semispace", stress=True, verify=True, frame=frame, gc_registers=0,
                        semispace_size=4096)
     assert (got.printed, got.result) == ([55, 66], 8)
     assert got.stats.gc.collections >= 2 and got.stats.gc.objects_copied >= 2
