@@ -28,9 +28,9 @@ kept to its position) and a ``gc.result`` is written by the call itself (its int
 the statepoint). When those sit in another block than their statepoint (an invoke's normal
 destination), the values are kept for the whole function: never wrong, and rare.
 
-GC pointers at statepoints. As llc does by default (LLVM 14: ``-max-registers-for-gc-values=0``),
-every GC pointer a statepoint lists in ``gc-live`` lives in a spill slot, so the record names
-it Indirect [RSP + off]. ``gc_registers = N`` lets the first N distinct gc-live values of each
+Values at statepoints. As llc does by default (LLVM 14: ``-max-registers-for-gc-values=0`` and
+no ``-use-registers-for-deopt-values``), every GC pointer a statepoint lists in ``gc-live`` and
+every deopt value lives in a spill slot, so the record names it Indirect [RSP + off]. ``gc_registers = N`` lets the first N distinct gc-live values of each
 statepoint take registers (callee-saved, since they cross the call: Register locations), as
 llc's flag does; a value relocated in an invoke's landing pad is always spilled, as llc
 spills it without ``-use-registers-for-gc-values-in-landing-pad``. An alloca (or a no-op cast
@@ -343,9 +343,9 @@ def _hints(v: Value, alloc: Allocation, fn: Function) -> list[str]:
     return out
 
 
-def spilled_gc_values(fn: Function, gc_registers: int, keys: dict | None = None) -> dict[int, Value]:
-    """The GC pointers that must live in spill slots: at each statepoint, the gc-live values after the
-    first ``gc_registers`` distinct ones, and every value its invoke's landing pad relocates."""
+def spilled_statepoint_values(fn: Function, gc_registers: int, keys: dict | None = None) -> dict[int, Value]:
+    """The values that must live in spill slots: at each statepoint, its deopt values, the gc-live values
+    after the first ``gc_registers`` distinct ones, and every value its invoke's landing pad relocates."""
     keys = {} if keys is None else keys
     spilled: dict[int, Value] = {}
     for inst in fn.instructions():
@@ -359,14 +359,19 @@ def spilled_gc_values(fn: Function, gc_registers: int, keys: dict | None = None)
                     in_landing_pad |= {id(relocate.base), id(relocate.derived)}
         kept = 0
         for v in {id(v): v for v in sp.gc_args}.values():
-            if (not isinstance(v, (Argument, I.Instruction)) or not has_slot(v)
-                    or isinstance(fold_cast(v), I.Alloca) or value_key(v, keys)[0] == "const"):
-                continue
-            if kept < gc_registers and id(v) not in in_landing_pad:
-                kept += 1
-            else:
-                spilled[id(v)] = v
+            if _has_place(v, keys):
+                if kept < gc_registers and id(v) not in in_landing_pad:
+                    kept += 1
+                else:
+                    spilled[id(v)] = v
+        spilled.update((id(v), v) for v in sp.deopt_args if _has_place(v, keys))
     return spilled
+
+
+def _has_place(v: Value, keys: dict) -> bool:
+    """Whether a recorded value is a value with a place (not a constant, not an alloca: a Direct location)."""
+    return (isinstance(v, (Argument, I.Instruction)) and has_slot(v) and not isinstance(fold_cast(v), I.Alloca)
+            and value_key(v, keys)[0] != "const")
 
 
 def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int = 0) -> Allocation:
@@ -376,7 +381,7 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
         raise ValueError(f"gc_registers must be at least 0, not {gc_registers}")
     intervals = _Intervals(fn)
     intervals.build()
-    forced = spilled_gc_values(fn, gc_registers, intervals.keys)
+    forced = spilled_statepoint_values(fn, gc_registers, intervals.keys)
     alloc = Allocation(fn, target, intervals=intervals.segments, calls=intervals.calls)
     order = sorted(intervals.values.values(), key=lambda v: (intervals.segments.get(id(v), [(0, 0)])[0][0],
                                                              _definition_order(v, intervals)))
@@ -408,4 +413,4 @@ def _definition_order(v: Value, intervals: _Intervals) -> int:
     return -1 if isinstance(v, Argument) else intervals.index.get(id(v), 0)
 
 
-__all__ = ["Allocation", "TargetRegisters", "X86_64", "allocate", "is_clobbering_call", "spilled_gc_values"]
+__all__ = ["Allocation", "TargetRegisters", "X86_64", "allocate", "is_clobbering_call", "spilled_statepoint_values"]
