@@ -109,8 +109,8 @@ def _add_regalloc(p: argparse.ArgumentParser) -> None:
 
 
 #: GC pointers kept in callee-saved registers when --gc-registers is not given: none on x86-64 (llc 14's
-#: default spills every gc-live value), all three homes on x86-32 (as the JIT keeps them in EBX/ESI/EDI)
-DEFAULT_GC_REGISTERS = {"x86-64": 0, "x86-32": 3}
+#: default spills every gc-live value), ESI and EDI on x86-32 (as the JIT homes them; see frame32.DEFAULT_HOMES)
+DEFAULT_GC_REGISTERS = {"x86-64": 0, "x86-32": 2}
 
 
 def _add_gc_registers(p: argparse.ArgumentParser) -> None:
@@ -118,7 +118,7 @@ def _add_gc_registers(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gc-registers", "-max-registers-for-gc-values", dest="gc_registers", type=int, default=None,
                    metavar="N", help="GC pointers in callee-saved registers across calls instead of stack slots. "
                    "x86-64: up to N gc-live values per statepoint (default 0, as llc's "
-                   "-max-registers-for-gc-values); x86-32: up to N (0-3) per function in ESI/EDI/EBX (default 3); "
+                   "-max-registers-for-gc-values); x86-32: up to N (0-3) per function in ESI/EDI/EBX (default 2); "
                    "the stack walk finds them in the callees' save slots")
 
 

@@ -312,6 +312,10 @@ class Frame32:
 
 #: the registers that may home GC pointer values, in the order they are handed out
 GC_HOME_REGISTERS = ("esi", "edi", "ebx")
+#: homes by default: ESI and EDI. EBX is also the lowering's fourth scratch register (the high half of
+#: 64-bit arithmetic), so a value homed there is parked in the frame and reloaded around each such
+#: instruction: a third home costs instructions instead of saving them.
+DEFAULT_HOMES = 2
 #: the divisions lowered to calls of runtime helpers (call sites like any other call)
 HELPER_OPCODES = ("sdiv", "udiv", "srem", "urem")
 

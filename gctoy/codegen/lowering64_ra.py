@@ -29,9 +29,9 @@ from collections import Counter
 from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_statepoint_name
 from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
-from ..ir.values import Argument, Function, Value
+from ..ir.values import Argument, ConstantExpr, Function, Value
 from ..stackmap import Location, LocationKind
-from .addresses import signed, unsigned, width
+from .addresses import constant_address, signed, unsigned, width
 from .floats import argument_registers, is_float
 from .frame import DWARF, CodegenError, gep_terms
 from .frame_ra import RegisterFrame
@@ -429,6 +429,32 @@ class RegisterLowering(FunctionLowering):
             self.move(dst, self.source(self.recorded_slot_value(sp, GCRelocate(inst, sp).derived)))
 
     # ----------------------------------------------------------------- calls and records
+
+    def call_sequence(self, callee: Value, args: list[Value]) -> None:
+        """The target of an indirect call goes to r10 first: the argument moves may overwrite its register."""
+        self.preload_target(callee, args)
+        super().call_sequence(callee, args)
+
+    def lower_statepoint(self, sp: Statepoint) -> None:
+        self.preload_target(sp.target, sp.call_args)
+        super().lower_statepoint(sp)
+
+    def preload_target(self, callee: Value, args: list[Value]) -> None:
+        """``mov r10, <target>`` for an indirect call (r10 is no argument register, and no move uses it;
+        only a constant address more than 2 GiB past its symbol is built in r10, refused as an argument)."""
+        if isinstance(strip_casts(callee), Function):
+            return
+        for arg in args:
+            if (isinstance(arg, ConstantExpr) and arg.opcode == "getelementptr"
+                    and not -(1 << 31) <= signed(constant_address(arg)[1], 64) < (1 << 31)):
+                raise CodegenError(f"an indirect call in @{self.fn.name} passes an address 2 GiB or more past "
+                                   "its symbol; compile with --no-regalloc")
+        self.load("r10", callee)
+
+    def call_instruction(self, callee: Value) -> str:
+        if isinstance(strip_casts(callee), Function):
+            return super().call_instruction(callee)
+        return "call r10"  # loaded by preload_target, before the arguments
 
     def prepare_args(self, args: list[Value]) -> None:
         """Floating-point arguments to xmm registers, then one parallel move for the rest."""

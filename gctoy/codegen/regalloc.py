@@ -41,8 +41,13 @@ free over all of its segments: a *hint* first (an argument's ABI register, a phi
 value, the first operand of an instruction whose result may reuse it), then the caller-saved
 registers, then the callee-saved ones (each used callee-saved register costs a push and a pop
 in the prologue and epilogue). A value crossing a call tries the callee-saved registers only.
-When none is free the value gets a spill slot of its own (8 bytes, never shared). The
-allocator never evicts (the intervals are short in gctoy's programs; a spill is always correct).
+When none is free the value gets a spill slot (8 bytes), which it keeps for its whole life.
+A slot is shared only along a chain of one reference: a ``gc.relocate`` takes the slot of the
+value it relocates (where the collector has just written the new address, so the reload is no
+move at all) and a phi its incoming values' slot, when no value that had the slot is live
+where this one is. Every other spilled value gets a new slot, so a slot names one reference
+and its relocated copies (LLVM reuses slots more freely). The allocator never evicts (the
+intervals are short in gctoy's programs; a spill is always correct).
 
 The x86-64 target (X86_64): allocatable rsi, rdi, r8, r9 (caller-saved) and rbx, r12-r15
 (callee-saved). Kept out as scratch for the lowering: rax (results, returns, the count of
@@ -117,8 +122,8 @@ class Allocation:
 
     @property
     def spill_count(self) -> int:
-        """How many spill slots the function needs."""
-        return len(self.spills)
+        """How many spill slots the function needs (values whose lives do not overlap may share one)."""
+        return max(self.spills.values(), default=-1) + 1
 
     @property
     def used_callee_saved(self) -> tuple[str, ...]:
@@ -386,13 +391,26 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
     order = sorted(intervals.values.values(), key=lambda v: (intervals.segments.get(id(v), [(0, 0)])[0][0],
                                                              _definition_order(v, intervals)))
     busy = {r: _Occupancy() for r in target.allocatable}
+    slots: list[_Occupancy] = []
+
+    def spill(v: Value, segs: list[Segment]) -> None:
+        hints = [k for k in _slot_hints(v, alloc) if k is not None]
+        for k in hints:
+            if slots[k].free_for(segs):
+                break
+        else:
+            k = len(slots)
+            slots.append(_Occupancy())
+        slots[k].take(segs)
+        alloc.spills[id(v)] = k
+
     for v in order:
         segs = intervals.segments.get(id(v))
         if not segs:
             continue
         alloc.values.append(v)
         if id(v) in forced:
-            alloc.spills[id(v)] = len(alloc.spills)
+            spill(v, segs)
             continue
         crossing = _crosses(segs, intervals.calls)
         allowed = target.callee_saved if crossing else target.allocatable
@@ -405,8 +423,19 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
                 alloc.registers[id(v)] = r
                 break
         else:
-            alloc.spills[id(v)] = len(alloc.spills)
+            spill(v, segs)
     return alloc
+
+
+def _slot_hints(v: Value, alloc: Allocation) -> list[int | None]:
+    """Spill slots that would save a move: a relocate's recorded value's, a phi's incoming values'."""
+    if isinstance(v, I.Phi):
+        return [alloc.spill(x) for x, _ in v.incoming]
+    if isinstance(v, I.Call) and is_relocate_name(v.callee_name):
+        call = token_statepoint(v.args[0])
+        if call is not None:
+            return [alloc.spill(GCRelocate(v, Statepoint.of(call)).derived)]
+    return []
 
 
 def _definition_order(v: Value, intervals: _Intervals) -> int:

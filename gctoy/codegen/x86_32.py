@@ -54,7 +54,7 @@ from ..ir.values import (
     ZeroInitializer,
 )
 from .frame import CodegenError, gep_terms, located, size_of
-from .frame32 import (CALLEE_SAVED, EBP_FRAME_THRESHOLD, FRAME_KINDS, Frame32, home_count, place_arguments,
+from .frame32 import (CALLEE_SAVED, DEFAULT_HOMES, EBP_FRAME_THRESHOLD, FRAME_KINDS, Frame32, home_count, place_arguments,
                       register_homes, stack_words, value_bits)
 from .symbols import mangle, with_ir_names
 from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
@@ -593,15 +593,15 @@ def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto
 
 
 def compile_module32(module: Module, frame: str = "auto", interruptible: str = "auto",
-                     gc_registers: int | bool = True) -> CompiledModule32:
+                     gc_registers: int | bool = DEFAULT_HOMES) -> CompiledModule32:
     """Lower every defined function to x86-32 (JIT32 conventions) and assemble the image.
 
     ``frame``: ``auto`` (EBP frames for large methods), ``ebp`` or ``esp``. ``interruptible``:
     ``auto`` makes methods with a call-free loop fully interruptible (as the JIT does), ``never``
     keeps every method partially interruptible, ``always`` makes every method fully interruptible
     (to compare the encodings on the same code). ``gc_registers``: up to that many GC pointer values
-    per partially interruptible method live in EBX/ESI/EDI across calls (True: three), see
-    `register_homes`; the GC info then names those registers at the call sites.
+    per partially interruptible method live in ESI/EDI/EBX across calls (True: three; the default,
+    ``DEFAULT_HOMES``, is two), see `register_homes`; the GC info then names those registers at the call sites.
     """
     for g in module.globals:
         if g.thread_local is not None:

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from gctoy.codegen.frame32 import place_arguments, stack_words
+from gctoy.codegen.frame32 import DEFAULT_HOMES, place_arguments, stack_words
 from gctoy.codegen.x86_32 import DIV_HELPERS, CompiledModule32, compile_module32
 from gctoy.emu import Machine
 from gctoy.emu.budget import DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_SECONDS
@@ -426,7 +426,8 @@ def run_module32(module, gc: GCMode = "none", stress: bool = False, verify: bool
                  frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
                  max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
                  on_collect: Callable[[Runtime32, Collection], None] | None = None,
-                 gc_registers: int | bool = True, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
+                 gc_registers: int | bool = DEFAULT_HOMES,
+                 max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
     """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info;
     ``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     if gc == "none":

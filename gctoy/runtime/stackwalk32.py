@@ -53,6 +53,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from gctoy.codegen.frame32 import DEFAULT_HOMES
 from gctoy.emu import Machine
 from gctoy.errors import GCToyError
 from gctoy.runtime.collector import Collection, Collector, Slot, Word32, read_slot, write_slot
@@ -270,7 +271,8 @@ def collect_with_interior(collector: Collector, slots: list[Slot], interior: lis
     return collector.collect(slots, derived)
 
 
-def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = True):
+def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto",
+                        gc_registers: int | bool = DEFAULT_HOMES):
     """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder
     (``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     from gctoy.codegen.gcinfo32 import with_gcinfo

@@ -27,8 +27,8 @@ def frame_slot_names(frame) -> dict[int, str]:
         names[off] = "deopt spill slot"
     for alloca in frame.allocas:
         names[frame.alloca(alloca)] = f"alloca %{alloca.name}"
-    for value in frame.values:
-        names[frame.slot(value)] = f"%{value.name}"
+    for value in frame.values:  # a slot several values take in turn is named after the first
+        names.setdefault(frame.slot(value), f"%{value.name}")
         if isinstance(value, Phi) and not isinstance(frame, RegisterFrame):
             names[frame.shadow(value)] = f"shadow of %{value.name}"
     return names

@@ -14,7 +14,9 @@ number in the record (``#4``, as `llvm-readobj` counts) and its role (see
 
 A frame of the register lowering (``RegisterFrame``) has no saved rbp: the callee-saved registers
 it uses are pushed below the return address, its spilled values have slots, and the values in
-registers are listed under the picture, with the Register locations that name them (here
+registers are listed under the picture, with the Register locations that name them. A spill slot
+that several values take in turn (a value, then its relocated copies) is named after the first,
+with the count of the others (``%a +2``). Here
 ``compile_module(..., gc_registers=1)``, which keeps ``%obj`` in rbx across the call)::
 
     rsp + 8   | return address         |
@@ -42,7 +44,11 @@ def frame_rows(frame: Frame | RegisterFrame) -> list[tuple[int, int, str]]:
         cfa = frame.stack_size + SLOT_SIZE
         rows += [(cfa + frame.save_offset(r), SLOT_SIZE, f"saved {r}") for r in frame.saved]
         rows += [(off, SLOT_SIZE, "deopt spill slot") for off in frame.spill_slots]
-        rows += [(frame.slot(v), SLOT_SIZE, f"%{v.name} (spilled)") for v in frame.values]
+        shared: dict[int, list[str]] = {}
+        for v in frame.values:
+            shared.setdefault(frame.slot(v), []).append(f"%{v.name}")
+        rows += [(off, SLOT_SIZE, f"{names[0]} (spilled)" if len(names) == 1 else f"{names[0]} +{len(names) - 1} (spilled)")
+                 for off, names in shared.items()]
     else:
         rows.append((frame.size, SLOT_SIZE, "saved rbp"))
         for v in frame.values:

@@ -11,8 +11,9 @@ from gctoy.runtime.run import Runtime, load_compiled
 from gctoy.runtime.stackwalk import all_base_slots, walk
 
 # %a stays a GC pointer across the collection; %b survives only as an integer (ptrtoint);
-# %c is dead at the collection but its slot from the first call still holds it; %mid points into %d
-# (relocated as a derived pointer: without rematerialisation it is live across the call, in a spill slot).
+# %c is dead at the collection but its slot from the first call still holds it; %mid points into %d.
+# Compiled with a stack slot per value (regalloc=False), as chapter 10 does: the conservative scan reads
+# the stack only, and the register lowering would keep %n and %mid in registers.
 PROGRAM = """
 declare i8 addrspace(1)* @gc_alloc(i64, i64)
 declare void @gc_collect()
@@ -42,8 +43,8 @@ entry:
 @pytest.fixture
 def stopped():
     m = parse_module(PROGRAM)
-    run(m, "rewrite-statepoints-for-gc<remat-threshold=0>")  # %mid stays live across the call, in a spill slot
-    rt = Runtime(load_compiled(m))
+    run(m, "rewrite-statepoints-for-gc")
+    rt = Runtime(load_compiled(m, regalloc=False))
     rt.machine.enter("main")
     rt.machine.run(until=rt.machine.native_address("gc_collect"))
     return rt

@@ -47,7 +47,7 @@ def test_gc_slots_of_the_record_are_highlighted(trace):
     assert state.runtime_call == "gc_collect"
     page = state_html(state)
     assert "the stack map record of main.sp2" in page
-    assert "pair 0: base [rsp+24] %node2, derived [rsp+88] %link0" in page
+    assert "pair 0: base [rsp+8] %node2, derived [rsp+16] %link0" in page
     assert page.count("#ffe9a8") == sum(1 for w in state.frame.words if w.roles)
     assert "now inside the runtime: gc_collect" in page
     assert "; gc_collect &middot; statepoint main.sp2" in page
@@ -57,8 +57,8 @@ def test_the_collected_page_shows_the_move(trace):
     state = _collected(trace)
     page = state_html(state)
     assert "collection #1" in page
-    assert "[rsp+24] %node2              0x10000098 -&gt; 0x10001010" in page
-    assert "[rsp+88] %link0              0x100000a0 -&gt; 0x10001018" in page
+    assert "[rsp+8] %node2               0x10000098 -&gt; 0x10001010" in page
+    assert "[rsp+16] %link0              0x100000a0 -&gt; 0x10001018" in page
     assert "(was 0x10000098)" in page and "(was 0x100000a0)" in page
     assert "copied from 0x10000098" in page
     assert "not reached, so not copied: A (0x10000010), C (0x10000048), E (0x10000080)" in page

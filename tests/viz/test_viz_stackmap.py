@@ -105,12 +105,14 @@ declare i8 addrspace(1)* @llvm.experimental.gc.relocate.p1i8(token, i32 immarg, 
 """
 
 
-def test_frame_diagram_marks_the_recorded_slot():
-    compiled = compile_module(parse_module(SEED))
+@pytest.mark.parametrize("regalloc", [True, False], ids=["registers", "slots"])
+def test_frame_diagram_marks_the_recorded_slot(regalloc):
+    compiled = compile_module(parse_module(SEED), regalloc=regalloc)
     frame = compiled.functions[0].frame
     picture = frame_diagram(frame, compiled.stackmap.records[0])
-    assert "rsp + 0   | %obj" in picture
+    assert "rsp + 0   | %obj " in picture and ("%obj (spilled)" in picture) == regalloc
     assert "#4 pair 0 base (Indirect), #5 pair 0 derived (Indirect)" in picture
-    assert f"rsp + {frame.stack_size}  | return address" in picture
+    assert f"{f'rsp + {frame.stack_size}':<10}| return address" in picture
+    assert ("saved rbp" in picture) != regalloc and ("in registers" in picture) == regalloc
     offsets = [off for off, _, _ in frame_rows(frame)]
     assert offsets == sorted(offsets, reverse=True) and offsets[-1] == 0

@@ -63,7 +63,7 @@ def test_press_and_target(trace):
 
 def test_repr_is_deterministic(trace):
     stepper = SafepointStepper(trace, initial=3)
-    assert repr(stepper) == "SafepointStepper(states=24, collections=1, focus='main.sp2', selected=3 (safepoint))"
+    assert repr(stepper) == "SafepointStepper(states=23, collections=1, focus='main.sp2', selected=3 (safepoint))"
     assert repr(safepoint_stepper(initial=3)) == repr(stepper)
 
 
