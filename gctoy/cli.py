@@ -6,6 +6,7 @@ and exit with status 1; gctoy never shows a traceback for bad input.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from typing import NoReturn, TypedDict
@@ -65,6 +66,8 @@ opt:
                            -place-safepoints, -verify, ...) run the pass of that name"""
 
 
+# Built once per process (parsing leaves a parser as it was), for in-process callers of main().
+@functools.cache
 def _opt_parser() -> argparse.ArgumentParser:
     p = _OneLineParser(
         prog="gctoy opt",

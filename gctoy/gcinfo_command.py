@@ -20,6 +20,7 @@ The JSON method description is `gctoy.coreclr.spec`'s (``gctoy gcinfo-x86 schema
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -71,6 +72,8 @@ _BLOB_HELP = (f"hex bytes (spaces allowed), a file of hex text or raw bytes, or 
               f"(at most {MAX_INPUT_BYTES >> 20} MiB)")
 
 
+# Built once per process (parsing leaves a parser as it was): building it costs more than decoding a blob.
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gctoy gcinfo-x86",
                                 description="Decode, print and encode CoreCLR x86 (JIT32) GC info.",

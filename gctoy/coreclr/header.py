@@ -167,6 +167,9 @@ def shortcut(index: int) -> InfoHdr:
 
 
 _SHORTCUTS = tuple(shortcut(i) for i in range(128))
+#: each row as the decoder's and encoder's mutable state starts from it (its fields are ints and bools,
+#: so a shallow ``dict`` copy of a row is what ``dataclasses.asdict`` would give, without its deep copy)
+_SHORTCUT_STATES = tuple(dataclasses.asdict(row) for row in _SHORTCUTS)
 
 
 # --------------------------------------------------------------------------- second code set
@@ -407,7 +410,7 @@ def header_codes(hdr: InfoHdr, version: int = CURRENT_VERSION) -> bytes:
     if exact:
         return bytes([index])
     out = bytearray([MORE | index])
-    state = dataclasses.asdict(_SHORTCUTS[index])
+    state = dict(_SHORTCUT_STATES[index])
     more = True
     while more:
         code_set, code = _next_fix(state, hdr, version)
@@ -513,7 +516,7 @@ def decode_header(data: bytes, version: int = CURRENT_VERSION, offset: int = 0) 
     if offset >= len(data):
         raise DecodeError(offset, "header runs past the end of the data")
     byte = data[offset]
-    state = dataclasses.asdict(_SHORTCUTS[byte & 0x7F])
+    state = dict(_SHORTCUT_STATES[byte & 0x7F])
     offset += 1
     while byte & MORE:
         if offset >= len(data):

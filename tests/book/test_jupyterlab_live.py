@@ -87,14 +87,24 @@ def _menu(page, menu: str, item: str) -> None:
     page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
 
 
-def _accept_kernel(page) -> None:
-    """JupyterLab may ask which kernel to start; take the one it proposes (the venv's Python 3)."""
+def _kernel_is_up(base: str, token: str, name: str) -> bool:
+    """The server holds a session for notebook ``name`` whose kernel has started and waits for work."""
+    with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as answer:
+        sessions = json.load(answer)
+    return any(s.get("path") == name and (s.get("kernel") or {}).get("execution_state") == "idle" for s in sessions)
+
+
+def _accept_kernel(page, base: str, token: str, name: str) -> None:
+    """Wait until the chapter's kernel is up; if JupyterLab asks which kernel to start first, take the one
+    it proposes (the venv's Python 3)."""
     dialog = page.locator(".jp-Dialog:has-text('Select Kernel') button.jp-mod-accept")
-    try:
-        dialog.wait_for(timeout=8000)
-    except Exception:  # noqa: BLE001 - no dialog: the kernel started by itself
-        return
-    dialog.click()
+    deadline = time.monotonic() + 90
+    while not _kernel_is_up(base, token, name):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{name}: no kernel started within 90 s")
+        if dialog.is_visible():
+            dialog.click()
+        page.wait_for_timeout(200)
 
 
 def _run_all(page, timeout_s: float) -> None:
@@ -124,7 +134,7 @@ def test_chapter_runs_in_jupyterlab_and_its_widget_responds(lab, browser, name):
         # a workspace of its own, reset: only this chapter's tab is open
         page.goto(f"{base}/lab/workspaces/chapter{name[:2]}/tree/{name}?token={token}&reset")
         page.wait_for_selector(".jp-Notebook .jp-Cell")
-        _accept_kernel(page)
+        _accept_kernel(page, base, token, name)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
         # opened, not yet run: the saved widget state draws the widgets (no "Error displaying widget")
         page.wait_for_selector(f".jp-Notebook {WIDGET_OUTPUT}", state="attached")
@@ -206,7 +216,7 @@ def test_workbench_runs_what_the_reader_types(lab, browser):
     try:
         page.goto(f"{base}/lab/workspaces/workbench/tree/{name}?token={token}&reset")
         page.wait_for_selector(".jp-Notebook .jp-Cell")
-        _accept_kernel(page)
+        _accept_kernel(page, base, token, name)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
         _run_all(page, timeout_s=240)
         bench = page.locator(".jp-Notebook .jp-OutputArea-output:has(.widget-textarea)").first
