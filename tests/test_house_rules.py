@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import house_rules as rules
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,9 +34,7 @@ KNOWN_CYCLES = {
 }
 
 #: Modules still over 600 lines, with the most lines each may have until it is split.
-LONG_MODULES = {
-    "gctoy.codegen.x86_32": 638,
-}
+LONG_MODULES: dict[str, int] = {}
 
 #: Private names still imported across modules (importer -> the names, as ``module._name``).
 PRIVATE_IMPORTS: dict[str, list[str]] = {

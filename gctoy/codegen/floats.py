@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import TYPE_CHECKING
 
 from ..ir import instructions as I
 from ..ir.types import FloatType, IntType, Type
@@ -97,6 +98,16 @@ _FCMP = {"ogt": (False, ("a",), ""), "oge": (False, ("ae",), ""), "olt": (True, 
 
 class FloatLowering:
     """Floating-point arithmetic, comparisons and conversions of the x86-64 lowering (mixed into it)."""
+
+    lines: list[str]
+
+    if TYPE_CHECKING:  # provided by the lowering class (lowering64.py, lowering_core.py, wide.py)
+        def emit(self, line: str) -> None: ...
+        def load(self, dest: str, v: Value) -> None: ...
+        def store(self, v: Value, reg: str = "rax") -> None: ...
+        def result(self, inst: I.Instruction, dest: str | None = None) -> None: ...
+        def sign_extend(self, bits: int, reg: str = "rax") -> None: ...
+        def _wide_label(self) -> str: ...
 
     def float_method(self, inst: I.Instruction):
         """The lowering of a floating-point operation (None: not one)."""

@@ -62,7 +62,7 @@ from ..ir.module import Module
 from ..ir.types import is_gc_pointer
 from ..ir.values import Function, Value
 from .frame import CodegenError
-from .x86_32 import CallSite32, CompiledFunction32, CompiledModule32
+from .x86_32 import CallSite32, CompiledFunction32, CompiledModule32, Push32
 
 
 @dataclass(frozen=True)
@@ -197,9 +197,9 @@ def lifetimes(compiled: CompiledFunction32, sites: list[SiteLiveness], interior:
     out: list[Lifetime] = []
     for v in values:
         run: list[int] = []
-        for s in sites + [None]:
-            if s is not None and any(v is w for w in s.live):
-                run.append(s.return_offset)
+        for site in [*sites, None]:
+            if site is not None and any(v is w for w in site.live):
+                run.append(site.return_offset)
                 continue
             if run:
                 begin, end = (run[0], run[-1] + 1) if active else (run[0] - 1, run[-1])
@@ -243,7 +243,8 @@ def split_registers(compiled: CompiledFunction32, sites: list[SiteLiveness], int
     registers: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for s in sites:
         slots.append(SiteLiveness(s.return_offset, tuple(v for v in s.live if frame.home(v) is None)))
-        homed = {frame.home(v).upper(): id(v) in interior for v in s.live if frame.home(v) is not None}
+        homes = [(home, v) for v in s.live if (home := frame.home(v)) is not None]
+        homed = {home.upper(): id(v) in interior for home, v in homes}
         if homed:
             registers[s.return_offset] = (tuple(r for r in _MASK_ORDER if r in homed),
                                           tuple(r for r in _MASK_ORDER if homed.get(r)))
@@ -278,11 +279,13 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
                                    lifetimes=lifetimes(compiled, queries, interior, active=True),
                                    pointer_table=_full_table(compiled, image) if not frame.ebp_frame else None)
     sites, registers = split_registers(compiled, call_site_liveness(fn, compiled, image), interior)
+    table: EbpTable | EspTable
     if frame.ebp_frame:
         table = EbpTable(calls=tuple(CallSite(offset, regs, byref) for offset, (regs, byref) in sorted(registers.items())))
     else:
-        events = [(image.address_of(p.label) - start, 0, Push(image.address_of(p.label) - start, p.gc_pointer))
-                  for p in compiled.pushes]
+        events: list[tuple[int, int, Push | Call]] = [
+            (image.address_of(p.label) - start, 0, Push(image.address_of(p.label) - start, p.gc_pointer))
+            for p in compiled.pushes]
         for c in compiled.calls:
             offset = image.address_of(c.label) - start
             regs, byref = registers.get(offset, ((), ()))
@@ -296,12 +299,13 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
 def _full_table(compiled: CompiledFunction32, image) -> FullTable:
     """ESP tracking for a fully interruptible EBP-less method: its argument pushes and the callees' pops."""
     start = compiled.address
-    events: list[tuple[int, int, object]] = []
+    events: list[tuple[int, int, Push32 | CallSite32]] = []
     for p in compiled.pushes:
         events.append((image.address_of(p.label) - start, 0, p))
     for c in compiled.calls:
         events.append((image.address_of(c.label) - start, 1, c))
-    out, depth = [], 0
+    out: list[FullPop | PushPtr | PushNonPtr] = []
+    depth = 0
     for offset, _, item in sorted(events, key=lambda t: (t[0], t[1])):
         if isinstance(item, CallSite32):
             if item.popped:

@@ -4,6 +4,11 @@ Each instruction loads its operands from their stack slots into scratch register
 rdx), computes, and stores the result back into its own slot (see frame.py for the layout).
 Integers narrower than 64 bits are kept *zero-extended* in their slots; an operation that needs
 the signed reading (sdiv, ashr, signed compares, sext) sign-extends its operands first.
+
+The selection both x86 targets share (operands, loads and stores, getelementptr, branches, casts,
+call arguments) is `lowering_core.LoweringCore`'s, over the description `X86_64_TARGET`; this
+module adds what is x86-64's own: its idioms for constants and extensions, statepoints and their
+records, SysV calls with floating-point arguments, and (through the mixins) vectors and aggregates.
 """
 
 from __future__ import annotations
@@ -13,25 +18,15 @@ from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.statepoint import GCRelocate, Statepoint, source_location, token_statepoint
 from ..ir.types import Type
-from ..ir.values import (
-    Argument,
-    ConstantExpr,
-    ConstantFloat,
-    ConstantNull,
-    Function,
-    GlobalVariable,
-    Poison,
-    Undef,
-    Value,
-    ZeroInitializer,
-)
-from .addresses import constant_address, signed, unsigned, width
+from ..ir.values import ConstantFloat, Function, GlobalVariable, Value
+from .addresses import signed, unsigned, width
 from .data import defined_global
 from .floats import FloatLowering, argument_registers, float_bits, is_float
-from .frame import ARG_REGISTERS, CodegenError, Frame, gep_terms, located, size_of, spilled_deopt_values
+from .frame import ARG_REGISTERS, CodegenError, Frame, size_of, spilled_deopt_values
 from .limits import check_patch_bytes
+from .lowering_core import PTR_WORD, LoweringCore, Target, fits_imm32
 from .patchpoints import StackMapIntrinsics, is_stackmap_intrinsic
-from .records import PendingRecord, StackMapRecords, has_value, int_constant, strip_casts
+from .records import PendingRecord, StackMapRecords, has_value, int_constant
 from .wide import WideLowering
 from .symbols import mangle
 
@@ -47,16 +42,20 @@ SUBREGS = {
     **{f"r{x}": {8: f"r{x}", 4: f"e{x}", 2: x, 1: f"{x}l"} for x in ("si", "di", "bp", "sp")},
     **{f"r{n}": {8: f"r{n}", 4: f"r{n}d", 2: f"r{n}w", 1: f"r{n}b"} for n in range(8, 16)},
 }
-PTR_WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
 
 
-def check_symbol(v: GlobalVariable | Function) -> str:
-    """The assembler label of a function or global the code refers to (see symbols.py)."""
-    return defined_global(v)
+#: x86-64 as the lowering core sees it: operands A = rax, B = rcx, the SysV argument registers
+X86_64_TARGET = Target[str](
+    name="x86-64", word=8, sub_registers=SUBREGS, first="rax", second="rcx", condition="rdx",
+    call_register="r11", spare="r10", symbol_move="movabs", argument_registers=ARG_REGISTERS,
+    callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"), value_bits=width)
 
 
-class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatLowering):
+class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatLowering, LoweringCore[str]):
     """Emits the assembly of one function and collects its pending stack map records."""
+
+    target = X86_64_TARGET
+    frame: Frame
 
     def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None) -> None:
         self.fn = fn
@@ -80,49 +79,45 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         """The function's frame: a slot for every value."""
         return Frame(self.fn)
 
-    def emit(self, line: str) -> None:
-        self.lines.append("    " + line)
+    def frame_address(self, offset: int) -> str:
+        """``[rsp + offset]``: the frame is addressed from the stack pointer."""
+        return f"[rsp + {offset}]"
 
     def mem(self, offset: int) -> str:
-        return f"qword ptr [rsp + {offset}]"
+        """The 8-byte slot at a frame offset."""
+        return self.slot(offset)
 
-    def load(self, reg: str, v: Value) -> None:
-        """Put a value, zero-extended to 64 bits, into a 64-bit register."""
-        v = strip_casts(v)
+    def constant_bits(self, v: Value) -> int | None:
+        """The bits of an integer (or ``inttoptr`` of one) or floating-point constant."""
         number = int_constant(v)
         if number is not None:
-            self.load_imm(reg, unsigned(number, width(v.type)))
-        elif isinstance(v, ConstantFloat):
-            self.load_imm(reg, float_bits(v))
-        elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
-            self.emit(f"mov {reg}, 0")
-        elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"movabs {reg}, {check_symbol(v)}")
-        elif isinstance(v, I.Alloca):
-            self.emit(f"lea {reg}, [rsp + {self.frame.alloca(v)}]")
-        elif isinstance(v, (Argument, I.Instruction)):
-            self.emit(f"mov {reg}, {self.mem(self.frame.slot(v))}")
-        elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
-            base, offset = constant_address(v)
-            self.emit(f"movabs {reg}, {check_symbol(base)}")
-            offset = signed(offset, 64)
-            if -(1 << 31) <= offset < (1 << 31):
-                if offset:
-                    self.emit(f"add {reg}, {offset}")
-            else:  # no 32-bit immediate holds it: r10 is never used otherwise
-                self.emit(f"movabs r10, {unsigned(offset, 64)}")
-                self.emit(f"add {reg}, r10")
-        else:
-            raise CodegenError(f"operand {v!r} is not supported by the x86-64 code generator")
+            return unsigned(number, width(v.type))
+        if isinstance(v, ConstantFloat):
+            return float_bits(v)
+        return None
+
+    def load_zero(self, dest: str) -> None:
+        """``mov reg, 0``."""
+        self.emit(f"mov {dest}, 0")
+
+    def load_value(self, dest: str, v: Value) -> None:
+        """A value from its slot."""
+        self.emit(f"mov {dest}, {self.mem(self.frame.slot(v))}")
+
+    def load_word(self, reg: str, v: Value) -> None:
+        """A value into a 64-bit register (the word is the whole value)."""
+        self.load(reg, v)
 
     def load_imm(self, reg: str, value: int) -> None:
+        """A constant: ``mov`` when a sign-extended 32-bit immediate holds it, else ``movabs``."""
         s = signed(value, 64)
-        if -(1 << 31) <= s < (1 << 31):
+        if fits_imm32(s):
             self.emit(f"mov {reg}, {s}")
         else:
             self.emit(f"movabs {reg}, {unsigned(value, 64)}")
 
     def store(self, v: Value, reg: str = "rax") -> None:
+        """A register into the value's slot."""
         self.emit(f"mov {self.mem(self.frame.slot(v))}, {reg}")
 
     def normalize(self, bits: int, reg: str = "rax") -> None:
@@ -154,16 +149,24 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
             self.emit(f"shl {reg}, {64 - bits}")
             self.emit(f"sar {reg}, {64 - bits}")
 
-    def result(self, inst: I.Instruction, reg: str = "rax") -> None:
-        """Normalise the result register to the instruction's width and store it in its slot."""
-        self.normalize(width(inst.type), reg)
-        self.store(inst, reg)
+    def extend_index(self, bits: int, reg: str) -> None:
+        """An index is sign-extended to 64 bits."""
+        self.sign_extend(bits, reg)
+
+    def address_register(self, pointer: Value) -> str:
+        """rcx, loaded with the pointer."""
+        self.load("rcx", pointer)
+        return "rcx"
+
+    #: the name the register lowering reads
+    _access_size = LoweringCore.access_size
 
     # ----------------------------------------------------------------- function
 
     def lower(self) -> list[str]:
-        fn, frame = self.fn, self.frame
-        self.lines.append(f"{self.label}:")
+        """The prologue, the incoming arguments to their slots, then every block."""
+        frame = self.frame
+        self.define_label(self.label)
         self.emit("push rbp")
         self.emit("mov rbp, rsp")
         if frame.realign:
@@ -171,41 +174,19 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         if frame.size:
             self.emit(f"sub rsp, {frame.size}")
         self.store_arguments()
-        for block in fn.blocks:
-            self.lines.append(f"{self.block_labels[id(block)]}:")
-            self.phi_entry(block)
-            for inst in block.instructions:
-                if isinstance(inst, I.Phi):
-                    continue
-                if inst.is_terminator:
-                    self.phi_copies(block)
-                self.instruction(inst)
+        self.lower_blocks()
         return self.lines
 
-    def phi_copies(self, block) -> None:
-        """Write the incoming values of every successor phi to the phis' shadow slots."""
-        seen: set[int] = set()
-        for succ in block.successors:
-            if id(succ) in seen:
-                continue
-            seen.add(id(succ))
-            for phi in succ.phis():
-                self.move_value(self.frame.shadow(phi), phi.value_for(block))
+    def copy_phi(self, phi: I.Phi, value: Value) -> None:
+        """The incoming value into the phi's shadow slot."""
+        self.move_value(self.frame.shadow(phi), value)
 
     # ----------------------------------------------------------------- instructions
 
-    def instruction(self, inst: I.Instruction) -> None:
-        method = (self.wide_method(inst) or self.float_method(inst) or self.call_site_method(inst)
-                  or getattr(self, f"lower_{type(inst).__name__}", None))
-        if method is None:
-            raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-64 code generator")
-        try:
-            method(inst)
-        except CodegenError as e:
-            raise located(e, inst) from None
-
-    def lower_Alloca(self, inst: I.Alloca) -> None:
-        """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
+    def method_for(self, inst: I.Instruction):
+        """Vectors and aggregates, floating point and stack map intrinsics first, then the scalar lowering."""
+        return (self.wide_method(inst) or self.float_method(inst) or self.call_site_method(inst)
+                or super().method_for(inst))
 
     def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
         bits = width(inst.type)
@@ -227,98 +208,23 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
             self.emit("xor edx, edx")
             self.emit("div rcx")
         else:
-            raise CodegenError(f"'{op}' is not supported by the x86-64 code generator")
+            raise self.unsupported(f"'{op}'")
         self.result(inst, "rdx" if op in ("srem", "urem") else "rax")
 
-    def lower_ICmp(self, inst: I.ICmp) -> None:
-        bits = width(inst.ops[0].type)
-        self.load("rax", inst.ops[0])
-        self.load("rcx", inst.ops[1])
-        if inst.predicate.startswith("s"):
-            self.sign_extend(bits, "rax")
-            self.sign_extend(bits, "rcx")
+    def set_condition(self, predicate: str) -> None:
+        """``cmp rax, rcx`` and the ``setcc`` of the predicate."""
         self.emit("cmp rax, rcx")
-        self.emit(f"set{SETCC[inst.predicate]} al")
-        self.emit("movzx eax, al")
-        self.store(inst)
+        self.emit(f"set{SETCC[predicate]} al")
 
-    def lower_Select(self, inst: I.Select) -> None:
-        self.load("rax", inst.true_value)
-        self.load("rcx", inst.false_value)
-        self.load("rdx", inst.condition)
-        self.emit("test rdx, rdx")
-        self.emit("cmove rax, rcx")
-        self.result(inst)
-
-    def lower_Cast(self, inst: I.Cast) -> None:
-        if inst.opcode not in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"):
-            raise CodegenError(f"cast '{inst.opcode}' is not supported by the x86-64 code generator")
-        self.load("rax", inst.value)
-        if inst.opcode == "sext":
-            self.sign_extend(width(inst.value.type), "rax")
-        self.result(inst)
-
-    def lower_Load(self, inst: I.Load) -> None:
-        size = self._access_size(inst.type)
-        self.load("rcx", inst.pointer)
-        if size == 8:
-            self.emit("mov rax, qword ptr [rcx]")
-        elif size == 4:
-            self.emit("mov eax, dword ptr [rcx]")
+    def jump_if_equal(self, value: int, target: str) -> None:
+        """``cmp rax, imm32`` (a larger case through rcx), ``je``."""
+        value = signed(value, 64)
+        if fits_imm32(value):
+            self.emit(f"cmp rax, {value}")
         else:
-            self.emit(f"movzx eax, {PTR_WORD[size]} ptr [rcx]")
-        self.result(inst)
-
-    def lower_Store(self, inst: I.Store) -> None:
-        size = self._access_size(inst.value.type)
-        self.load("rax", inst.value)
-        self.load("rcx", inst.pointer)
-        self.emit(f"mov {PTR_WORD[size]} ptr [rcx], {SUBREGS['rax'][size]}")
-
-    def _access_size(self, ty: Type) -> int:
-        width(ty)
-        return size_of(ty)
-
-    def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
-        self.load("rax", inst.pointer)
-        constant, terms = gep_terms(inst)
-        for idx, scale in terms:
-            self.load("rcx", idx)
-            self.sign_extend(width(idx.type), "rcx")
-            if scale != 1:
-                self.emit(f"imul rcx, rcx, {scale}")
-            self.emit("add rax, rcx")
-        constant = signed(constant, 64)
-        if constant:
-            if -(1 << 31) <= constant < (1 << 31):
-                self.emit(f"add rax, {constant}")
-            else:
-                self.load_imm("rcx", unsigned(constant, 64))
-                self.emit("add rax, rcx")
-        self.store(inst)
-
-    def lower_Br(self, inst: I.Br) -> None:
-        if inst.is_conditional:
-            true_bb, false_bb = inst.successors
-            self.load("rax", inst.condition)
-            self.emit("test rax, rax")
-            self.emit(f"jne {self.block_labels[id(true_bb)]}")
-            self.emit(f"jmp {self.block_labels[id(false_bb)]}")
-        else:
-            self.emit(f"jmp {self.block_labels[id(inst.successors[0])]}")
-
-    def lower_Switch(self, inst: I.Switch) -> None:
-        bits = width(inst.value.type)
-        self.load("rax", inst.value)
-        for const, target in inst.cases:
-            value = signed(unsigned(const.value, bits), 64)
-            if -(1 << 31) <= value < (1 << 31):
-                self.emit(f"cmp rax, {value}")
-            else:
-                self.load_imm("rcx", value)
-                self.emit("cmp rax, rcx")
-            self.emit(f"je {self.block_labels[id(target)]}")
-        self.emit(f"jmp {self.block_labels[id(inst.default)]}")
+            self.load_imm("rcx", value)
+            self.emit("cmp rax, rcx")
+        self.emit(f"je {target}")
 
     def lower_Ret(self, inst: I.Ret) -> None:
         if inst.value is not None:
@@ -327,9 +233,6 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
             self.emit("movq xmm0, rax")
         self.emit("leave")
         self.emit("ret")
-
-    def lower_Unreachable(self, inst: I.Unreachable) -> None:
-        self.emit("ud2")
 
     def lower_Invoke(self, inst: I.Invoke) -> None:
         """Like a call, then on to the normal destination: gctoy's runtime never unwinds, so the
@@ -342,7 +245,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         if is_statepoint_name(inst.callee_name):
             self.lower_statepoint(Statepoint.of(inst))
         elif inst.callee_name is not None and inst.callee_name.startswith("llvm."):
-            raise CodegenError(f"intrinsic @{inst.callee_name} is not supported by the x86-64 code generator")
+            raise self.refuse_intrinsic(inst.callee_name)
         else:
             self.call_sequence(inst.callee, inst.args)
             self.call_result(inst)
@@ -378,7 +281,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         elif is_stackmap_intrinsic(name):
             self.lower_stackmap_intrinsic(inst)
         elif name is not None and name.startswith("llvm."):
-            raise CodegenError(f"intrinsic @{name} is not supported by the x86-64 code generator")
+            raise self.refuse_intrinsic(name)
         else:
             self.call_sequence(inst.callee, inst.args)
             self.call_result(inst)
@@ -411,36 +314,23 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         self.emit(self.call_instruction(callee))
 
     def prepare_args(self, args: list[Value]) -> None:
+        """SysV: the stack arguments, the floating-point ones into xmm registers, the rest into rdi..r9."""
         if self.prepare_wide_args(args):
             return
-        if not any(is_float(a.type) for a in args):
-            for i, arg in enumerate(args[len(ARG_REGISTERS):]):
-                self.load("rax", arg)
-                self.emit(f"mov {self.mem(8 * i)}, rax")
-            for reg, arg in zip(ARG_REGISTERS, args):
-                self.load(reg, arg)
-            return
         places = list(zip(argument_registers(args), args))
-        for where, arg in places:
-            if isinstance(where, int):
-                self.load("rax", arg)
-                self.emit(f"mov {self.mem(8 * where)}, rax")
         xmm = [(where, arg) for where, arg in places if isinstance(where, str) and where.startswith("xmm")]
+        self.pass_arguments([p for p in places if isinstance(p[0], int)])
         for where, arg in xmm:
             self.load("rax", arg)
             self.emit(f"movq {where}, rax")
-        for where, arg in places:
-            if isinstance(where, str) and not where.startswith("xmm"):
-                self.load(where, arg)
-        self.emit(f"mov eax, {len(xmm)}")  # al: vector registers used, for a variadic callee
+        self.pass_arguments([p for p in places if isinstance(p[0], str) and not p[0].startswith("xmm")])
+        if xmm:
+            self.emit(f"mov eax, {len(xmm)}")  # al: vector registers used, for a variadic callee
 
-    def call_instruction(self, callee: Value) -> str:
-        target = strip_casts(callee)
-        if isinstance(target, Function):
-            self.callees.append(target.name)
-            return f"call {check_symbol(target)}"
-        self.load("r11", target)
-        return "call r11"
+    def pass_on_stack(self, arg: Value, where: int) -> None:
+        """Into the outgoing area's 8-byte slot ``where``."""
+        self.load("rax", arg)
+        self.emit(f"mov {self.mem(8 * where)}, rax")
 
     def lower_statepoint(self, sp: Statepoint) -> None:
         label = f"{self.label}.sp{len(self.records)}"
@@ -457,7 +347,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
             self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(sp.num_patch_bytes)))
         else:
             self.emit(self.call_instruction(sp.target))
-        self.lines.append(f"{label}:")
+        self.define_label(label)
         for flag, ty in flags:
             self.emit(tls_store(flag, ty, 0))
         result = sp.result()

@@ -14,13 +14,15 @@ unlike a statepoint's record):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..emu import nops
 from ..ir import instructions as I
 from ..ir.statepoint import Statepoint, StatepointForm
 from ..ir.values import ConstantNull, Function, InlineAsm, Poison, Undef, Value
 from ..stackmap import Location, LocationKind
 from .dag_values import fold_cast
-from .frame import CodegenError, spilled_deopt_values
+from .frame import CodegenError, Frame, spilled_deopt_values
 from .limits import check_patch_bytes
 from .records import PendingRecord, has_value, int_constant, strip_casts
 
@@ -47,6 +49,23 @@ def is_stackmap_intrinsic(name: str | None) -> bool:
 
 class StackMapIntrinsics:
     """The stackmap/patchpoint half of the x86-64 function lowering (mixed into it)."""
+
+    fn: Function
+    label: str
+    lines: list[str]
+    callees: list[str]
+    records: list[PendingRecord]
+    block_labels: dict[int, str]
+    frame: Frame
+
+    if TYPE_CHECKING:  # provided by the lowering class (lowering64.py, lowering_core.py, records.py)
+        def emit(self, line: str) -> None: ...
+        def load(self, dest: str, v: Value) -> None: ...
+        def result(self, inst: I.Instruction, dest: str | None = None) -> None: ...
+        def location(self, v: Value) -> Location: ...
+        def prepare_args(self, args: list[Value]) -> None: ...
+        def lower_statepoint(self, sp: Statepoint) -> None: ...
+        def call_result(self, inst: I.Instruction) -> None: ...
 
     def _site_constant(self, inst: I.Call, k: int, what: str) -> int:
         value = int_constant(inst.args[k]) if k < len(inst.args) else None

@@ -35,7 +35,7 @@ from ..ir.values import (
 from ..stackmap import Location, LocationKind
 from .floats import FLOAT_BITS, float_bits, is_float
 from .dag_values import dag_key, fold_cast
-from .frame import CodegenError, is_spilled_deopt, is_wide, size_of
+from .frame import CodegenError, Frame, is_spilled_deopt, is_wide, size_of
 
 DWARF_RSP = 7
 #: what llc records for an ``undef`` or ``poison`` operand of a statepoint
@@ -110,6 +110,9 @@ class StackMapRecords:
     """The record-building half of the x86-64 function lowering (mixed into it)."""
 
     tls: dict[str, int]
+    frame: Frame
+    #: the module's constant pool (shared by its functions' records)
+    constants: list[int]
     _keys: dict
     _pairs: dict[int, dict[tuple, tuple[Value, Value]]]
 

@@ -16,17 +16,19 @@ the slot. Calls pass and return wide values in registers and stack words as abi.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..ir import instructions as I
 from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.printer import print_operand
 from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
 from ..ir.types import ArrayType, IntType, NamedStructType, StructType, Type, VectorType
-from ..ir.values import (Argument, Constant, ConstantAggregate, ConstantFloat, ConstantInt, ConstantNull, Poison,
+from ..ir.values import (Argument, Constant, ConstantAggregate, ConstantFloat, ConstantInt, ConstantNull, Function, Poison,
                          Undef, Value, ZeroInitializer)
 from ..ir.vector_instructions import ExtractElement, InsertElement, ShuffleVector
 from .abi import Part, assign_arguments, assign_result
 from .floats import argument_registers
-from .frame import CodegenError, field_offset, gep_terms, is_wide, size_of, slot_bytes, wide_constants
+from .frame import CodegenError, Frame, field_offset, gep_terms, is_wide, size_of, slot_bytes, wide_constants
 
 _SUB = {"rax": {8: "rax", 4: "eax", 2: "ax", 1: "al"}, "rdx": {8: "rdx", 4: "edx", 2: "dx", 1: "dl"},
         "rcx": {8: "rcx", 4: "ecx", 2: "cx", 1: "cl"}, "rdi": {8: "rdi", 4: "edi", 2: "di", 1: "dil"},
@@ -81,8 +83,20 @@ def _lane(ty: Type, index: int) -> tuple[int, Type]:
 class WideLowering:
     """The wide-value half of the x86-64 function lowering (mixed into it)."""
 
-    frame: object
+    frame: Frame
+    fn: Function
     label: str
+    lines: list[str]
+
+    if TYPE_CHECKING:  # provided by the lowering class (lowering64.py, lowering_core.py, records.py)
+        def emit(self, line: str) -> None: ...
+        def load(self, dest: str, v: Value) -> None: ...
+        def load_imm(self, reg: str, value: int) -> None: ...
+        def mem(self, offset: int) -> str: ...
+        def store(self, v: Value, reg: str = "rax") -> None: ...
+        def result(self, inst: I.Instruction, dest: str | None = None) -> None: ...
+        def sign_extend(self, bits: int, reg: str = "rax") -> None: ...
+        def recorded_slot_value(self, sp: Statepoint, derived: Value) -> Value: ...
 
     # ------------------------------------------------------------------ moves
 

@@ -28,6 +28,10 @@ the frame's spill dword meanwhile (`_Lowering32.borrow`). A home survives calls 
 callee saves what it uses, so at a call site the GC info names the register, and the stack
 walker finds it where the callees' prologs saved it.
 
+The instruction selection shared with x86-64 (operands, loads and stores, getelementptr, branches,
+casts, call arguments) is `lowering_core.LoweringCore`'s, over the description `X86_32_TARGET`;
+x86_32_arith.py has the register-pair arithmetic.
+
 Every method has one epilog, at its end: a ``ret`` jumps there. That is the shape the GC
 info header describes with ``epilogCount = 1, epilogAtEnd = 1``.
 """
@@ -41,30 +45,19 @@ from ..emu import Image
 from ..ir import instructions as I
 from ..ir.module import Module
 from ..ir.types import IntType, PointerType, Type, is_gc_pointer
-from ..ir.values import (
-    Argument,
-    ConstantExpr,
-    ConstantInt,
-    ConstantNull,
-    Function,
-    GlobalVariable,
-    Poison,
-    Undef,
-    Value,
-    ZeroInitializer,
-)
-from .frame import CodegenError, gep_terms, located, size_of
-from .frame32 import (CALLEE_SAVED, DEFAULT_HOMES, EBP_FRAME_THRESHOLD, FRAME_KINDS, Frame32, home_count, place_arguments,
-                      register_homes, stack_words, value_bits)
-from .symbols import mangle, with_ir_names
-from .x86_32_arith import A, DIV_HELPERS, Arithmetic32
-from .addresses import constant_address, signed, unsigned
-from .data import data_text, defined_global as check_symbol
+from ..ir.values import Argument, ConstantInt, Function, Value
+from .addresses import signed, unsigned
+from .data import data_text
+from .frame import CodegenError
+from .frame32 import (ARG_REGISTERS_32, CALLEE_SAVED, DEFAULT_HOMES, EBP_FRAME_THRESHOLD, FRAME_KINDS, Frame32, home_count,
+                      place_arguments, register_homes, stack_words, value_bits)
+from .lowering_core import Target, words
 from .records import strip_casts
+from .symbols import mangle, with_ir_names
+from .x86_32_arith import A, B, DIV_HELPERS, Arithmetic32
 
 _LOW = {"eax": {4: "eax", 2: "ax", 1: "al"}, "ecx": {4: "ecx", 2: "cx", 1: "cl"},
         "edx": {4: "edx", 2: "dx", 1: "dl"}, "ebx": {4: "ebx", 2: "bx", 1: "bl"}}
-_WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
 
 
 @dataclass(frozen=True)
@@ -137,8 +130,17 @@ def _call_types(call: I.CallBase) -> list[Type]:
     return [a.type for a in call.args]
 
 
+#: x86-32 as the lowering core sees it: operand A = EDX:EAX, B = EBX:ECX, JIT32's managed convention
+X86_32_TARGET = Target[tuple[str, ...]](
+    name="x86-32", word=4, sub_registers=_LOW, first=A, second=B, condition="esi", call_register="eax",
+    spare="ecx", symbol_move="mov", argument_registers=ARG_REGISTERS_32, callee_saved=CALLEE_SAVED,
+    value_bits=value_bits, intrinsic_hint=" (it takes abstract-machine IR: plain calls, no statepoints)")
+
+
 class _Lowering32(Arithmetic32):
     """Emits the assembly of one function (one frame kind, one set of saved registers)."""
+
+    target = X86_32_TARGET
 
     def __init__(self, fn: Function, ebp_frame: bool, saved: tuple[str, ...], interruptible: bool = False,
                  homes: dict[int, str] | None = None) -> None:
@@ -147,100 +149,58 @@ class _Lowering32(Arithmetic32):
         self.safe_points: list[tuple[str, I.Instruction]] = []
         self.name = fn.name
         #: the function's assembler label; its internal labels are ``<label>.bb0``, ``<label>.epilog`` ...
-        self.label_name = mangle(fn.name)
+        self.label = mangle(fn.name)
         self.frame = Frame32(fn, ebp_frame, saved, homes)
         #: home registers an instruction's code is using as temporaries (parked in their spill dwords)
         self.borrowed: list[str] = []
         self.lines: list[str] = []
+        #: the body's lines (between the prolog and the epilog), once lowered
         self.body: list[str] = []
         self.pushed = 0
         self.calls: list[CallSite32] = []
         self.pushes: list[Push32] = []
         self.callees: list[str] = []
-        self.block_labels = {id(b): f"{self.label_name}.bb{i}" for i, b in enumerate(fn.blocks)}
+        self.block_labels = {id(b): f"{self.label}.bb{i}" for i, b in enumerate(fn.blocks)}
         self._n = 0
 
-    # ----------------------------------------------------------------- helpers
+    # ----------------------------------------------------------------- operands
 
-    def emit(self, line: str) -> None:
-        self.body.append("    " + line)
+    def frame_address(self, offset: int) -> str:
+        """EBP-relative, or ESP-relative past the outgoing arguments pushed so far (frame32.py)."""
+        return self.frame.address(offset, self.pushed)
 
-    def label(self, name: str) -> None:
-        self.body.append(f"{name}:")
+    def constant_bits(self, v: Value) -> int | None:
+        """The bits of an integer constant."""
+        return unsigned(v.value, value_bits(v.type)) if isinstance(v, ConstantInt) else None
 
-    def fresh(self, hint: str) -> str:
-        self._n += 1
-        return f"{self.label_name}.{hint}{self._n}"
+    def add_offset(self, reg: str, offset: int) -> None:
+        """``add reg, offset`` wrapped to 32 bits, for every offset but 0 (one that wraps to 0 gives ``add reg, 0``)."""
+        if offset:
+            self.emit(f"add {reg}, {signed(offset, 32)}")
 
-    def slot(self, local: int, half: int = 0) -> str:
-        return "dword ptr " + self.frame.address(local + 4 * half, self.pushed)
+    def load_value(self, dest: tuple[str, ...], v: Value) -> None:
+        """From the value's register home (a pointer: no high dword), or its slot's dwords."""
+        regs = words(dest)
+        home = self.frame.home(v)
+        if home is None:
+            for half, reg in enumerate(regs):
+                self.emit(f"mov {reg}, {self.slot(self.frame.local(v), half)}")
+            return
+        if home != regs[0]:
+            self.emit(f"mov {regs[0]}, {home}")
+        self.zero_upper(dest)
 
-    def load(self, pair: tuple[str, str], v: Value) -> None:
-        """A value, zero-extended to 64 bits, into a (lo, hi) register pair."""
-        lo, hi = pair
-        v = strip_casts(v)
-        if isinstance(v, ConstantInt):
-            bits = unsigned(v.value, value_bits(v.type))
-            self.emit(f"mov {lo}, {bits & 0xFFFFFFFF}")
-            self.emit(f"mov {hi}, {bits >> 32}")
-        elif isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
-            self.emit(f"xor {lo}, {lo}")
-            self.emit(f"xor {hi}, {hi}")
-        elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"mov {lo}, {check_symbol(v)}")
-            self.emit(f"xor {hi}, {hi}")
-        elif isinstance(v, I.Alloca):
-            self.emit(f"lea {lo}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
-            self.emit(f"xor {hi}, {hi}")
-        elif isinstance(v, (Argument, I.Instruction)) and self.frame.home(v) is not None:
-            self.emit(f"mov {lo}, {self.frame.home(v)}")
-            self.emit(f"xor {hi}, {hi}")
-        elif isinstance(v, (Argument, I.Instruction)):
-            local = self.frame.local(v)
-            self.emit(f"mov {lo}, {self.slot(local)}")
-            self.emit(f"mov {hi}, {self.slot(local, 1)}")
-        elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
-            base, offset = constant_address(v)
-            self.emit(f"mov {lo}, {check_symbol(base)}")
-            if offset:
-                self.emit(f"add {lo}, {signed(offset, 32)}")
-            self.emit(f"xor {hi}, {hi}")
-        else:
-            raise CodegenError(f"operand {v!r} is not supported by the x86-32 code generator")
-
-    def load_lo(self, reg: str, v: Value) -> None:
+    def load_word(self, reg: str, v: Value) -> None:
         """Only the low dword of a value (addresses, conditions, shift counts)."""
         v = strip_casts(v)
-        home = self.frame.home(v)
-        if home is not None:
-            if home != reg:
-                self.emit(f"mov {reg}, {home}")
-        elif isinstance(v, (Argument, I.Instruction)) and not isinstance(v, I.Alloca):
-            self.emit(f"mov {reg}, {self.slot(self.frame.local(v))}")
-        elif isinstance(v, ConstantInt):
-            self.emit(f"mov {reg}, {unsigned(v.value, value_bits(v.type)) & 0xFFFFFFFF}")
-        elif "edi" in self.frame.homes.values():
-            self.load_address(reg, v)
+        one_word = isinstance(v, (Argument, I.Instruction, ConstantInt)) and not isinstance(v, I.Alloca)
+        if one_word or "edi" in self.frame.homes.values():
+            self.load((reg,), v)
         else:
-            self.load((reg, "edi"), v)
+            self.load((reg, "edi"), v)  # EDI, a temporary then, takes the (zero) high dword
 
-    def load_address(self, reg: str, v: Value) -> None:
-        """A constant or frame address into one register (no high dword: EDI may be a home)."""
-        if isinstance(v, (ConstantNull, Undef, Poison, ZeroInitializer)):
-            self.emit(f"xor {reg}, {reg}")
-        elif isinstance(v, (Function, GlobalVariable)):
-            self.emit(f"mov {reg}, {check_symbol(v)}")
-        elif isinstance(v, I.Alloca):
-            self.emit(f"lea {reg}, {self.frame.address(self.frame.alloca(v), self.pushed)}")
-        elif isinstance(v, ConstantExpr) and v.opcode == "getelementptr":
-            base, offset = constant_address(v)
-            self.emit(f"mov {reg}, {check_symbol(base)}")
-            if offset:
-                self.emit(f"add {reg}, {signed(offset, 32)}")
-        else:
-            raise CodegenError(f"operand {v!r} is not supported by the x86-32 code generator")
-
-    def store(self, v: Value, pair: tuple[str, str] = A, local: int | None = None) -> None:
+    def store(self, v: Value, pair: tuple[str, ...] = A, local: int | None = None) -> None:
+        """A pair into the value's register home or slot (``local``: into that slot instead)."""
         self.give_back()
         home = self.frame.home(v) if local is None else None
         if home is not None:
@@ -250,7 +210,7 @@ class _Lowering32(Arithmetic32):
         self.emit(f"mov {self.slot(local)}, {pair[0]}")
         self.emit(f"mov {self.slot(local, 1)}, {pair[1]}")
 
-    def normalize(self, bits: int, pair: tuple[str, str] = A) -> None:
+    def normalize(self, bits: int, pair: tuple[str, ...] = A) -> None:
         """Zero-extend the low ``bits`` of a pair to 64 (the slot invariant)."""
         lo, hi = pair
         if bits >= 64:
@@ -262,7 +222,7 @@ class _Lowering32(Arithmetic32):
             self.emit(f"and {lo}, {(1 << bits) - 1}")
         self.emit(f"xor {hi}, {hi}")
 
-    def sign_extend(self, bits: int, pair: tuple[str, str] = A) -> None:
+    def sign_extend(self, bits: int, pair: tuple[str, ...] = A) -> None:
         """Sign-extend the low ``bits`` of a pair to 64."""
         lo, hi = pair
         if bits >= 64:
@@ -277,15 +237,18 @@ class _Lowering32(Arithmetic32):
         self.emit(f"mov {hi}, {lo}")
         self.emit(f"sar {hi}, 31")
 
-    def result(self, inst: I.Instruction, pair: tuple[str, str] = A) -> None:
-        self.normalize(value_bits(inst.type), pair)
-        self.store(inst, pair)
+    def extend_index(self, bits: int, reg: str) -> None:
+        """Addresses are 32 bits: an index narrower than that is sign-extended to it, a wider one cut."""
+        if bits < 32:
+            self.emit(f"shl {reg}, {32 - bits}")
+            self.emit(f"sar {reg}, {32 - bits}")
 
     # ----------------------------------------------------------------- function
 
     def lower(self) -> list[str]:
+        """Arguments to their slots or homes, every block, then the prolog and epilog around them."""
         fn, frame = self.fn, self.frame
-        self.label(f"{self.label_name}.prolog_end")
+        self.define_label(f"{self.label}.prolog_end")
         for local in frame.gc_alloca_fields:
             self.emit(f"mov {self.slot(local)}, 0")
             self.emit(f"mov {self.slot(local, 1)}, 0")
@@ -306,28 +269,15 @@ class _Lowering32(Arithmetic32):
                     self.emit(f"mov {self.slot(local, half)}, eax")
                 if stack_words(arg.type) == 1:
                     self.emit(f"mov {self.slot(local, 1)}, 0")
-        for block in fn.blocks:
-            self.label(self.block_labels[id(block)])
-            for phi in block.phis():
-                self.emit(f"mov eax, {self.slot(frame.shadow(phi))}")
-                self.emit(f"mov edx, {self.slot(frame.shadow(phi), 1)}")
-                self.store(phi)
-            for inst in block.instructions:
-                if isinstance(inst, I.Phi):
-                    continue
-                if inst.is_terminator:
-                    self.phi_copies(block)
-                elif self.interruptible:
-                    label = self.fresh("gc")
-                    self.label(label)
-                    self.safe_points.append((label, inst))
-                self.instruction(inst)
-        self.label(f"{self.label_name}.epilog")
-        return self.prolog() + self.body + self.epilog() + [f"{self.label_name}.end:"]
+        self.lower_blocks()
+        self.define_label(f"{self.label}.epilog")
+        self.body = self.lines
+        self.lines = self.prolog() + self.body + self.epilog() + [f"{self.label}.end:"]
+        return self.lines
 
     def prolog(self) -> list[str]:
         frame = self.frame
-        out = [f"{self.label_name}:"]
+        out = [f"{self.label}:"]
         if frame.ebp_frame:
             out += ["    push ebp", "    mov ebp, esp"]
         out += [f"    push {r}" for r in frame.saved]
@@ -351,28 +301,30 @@ class _Lowering32(Arithmetic32):
         out.append(f"    ret {frame.arg_size}" if frame.arg_size else "    ret")
         return out
 
-    def phi_copies(self, block) -> None:
-        """Write the incoming values of every successor phi to the phis' shadow slots."""
-        seen: set[int] = set()
-        for succ in block.successors:
-            if id(succ) in seen:
-                continue
-            seen.add(id(succ))
-            for phi in succ.phis():
-                self.load(A, phi.value_for(block))
-                self.store(phi, A, self.frame.shadow(phi))
+    def phi_entry(self, block) -> None:
+        """Copy each phi's shadow slot into the phi's slot or home."""
+        for phi in block.phis():
+            self.emit(f"mov eax, {self.slot(self.frame.shadow(phi))}")
+            self.emit(f"mov edx, {self.slot(self.frame.shadow(phi), 1)}")
+            self.store(phi)
+
+    def copy_phi(self, phi: I.Phi, value: Value) -> None:
+        """The incoming value into the phi's shadow slot."""
+        self.load(A, value)
+        self.store(phi, A, self.frame.shadow(phi))
 
     # ----------------------------------------------------------------- instructions
 
-    def instruction(self, inst: I.Instruction) -> None:
-        method = getattr(self, f"lower_{type(inst).__name__}", None)
-        if method is None:
-            raise CodegenError(f"instruction '{inst.opcode}' is not supported by the x86-32 code generator")
+    def before_instruction(self, inst: I.Instruction) -> None:
+        """A safe point label (fully interruptible code), then the home registers the code borrows parked."""
+        if self.interruptible and not inst.is_terminator:
+            label = self.fresh("gc")
+            self.define_label(label)
+            self.safe_points.append((label, inst))
         self.borrow(self.temporaries(inst))
-        try:
-            method(inst)
-        except CodegenError as e:
-            raise located(e, inst) from None
+
+    def after_instruction(self, inst: I.Instruction) -> None:
+        """The borrowed home registers back."""
         self.give_back()
 
     def temporaries(self, inst: I.Instruction) -> set[str]:
@@ -394,7 +346,7 @@ class _Lowering32(Arithmetic32):
         Operands are read before the code writes a temporary, so a home may also be an operand;
         `store` gives the registers back before it writes the result (which may go to a home).
         """
-        for reg in CALLEE_SAVED:
+        for reg in self.target.callee_saved:
             if reg in registers and reg in self.frame.homes.values():
                 self.emit(f"mov {self.slot(self.frame.spill(reg))}, {reg}")
                 self.borrowed.append(reg)
@@ -410,133 +362,57 @@ class _Lowering32(Arithmetic32):
         home = self.frame.home(strip_casts(pointer))
         if home is not None:
             return home
-        self.load_lo("esi", pointer)
+        self.load_word("esi", pointer)
         return "esi"
-
-    def lower_Alloca(self, inst: I.Alloca) -> None:
-        """Allocas are fixed frame objects; their value is recomputed (lea) at each use."""
 
     def push(self, operand: str, gc_pointer: bool) -> None:
         self.emit(f"push {operand}")
         self.pushed += 4
         label = self.fresh("push")
-        self.label(label)
+        self.define_label(label)
         self.pushes.append(Push32(label, gc_pointer))
 
     def after_call(self, call: I.Instruction, depth: int, popped: int, helper: str | None = None) -> None:
         label = self.fresh("ret")
-        self.label(label)
+        self.define_label(label)
         self.pushed = depth
         self.calls.append(CallSite32(label, call, depth, popped, helper))
 
-    def lower_Load(self, inst: I.Load) -> None:
-        size = self.access_size(inst.type)
-        base = self.address_register(inst.pointer)
-        if size == 8 and not isinstance(inst.type, PointerType):
-            self.emit(f"mov eax, dword ptr [{base}]")
-            self.emit(f"mov edx, dword ptr [{base} + 4]")
-        elif size in (4, 8):
-            self.emit(f"mov eax, dword ptr [{base}]")  # a pointer: the low half of its 8-byte field
-            self.emit("xor edx, edx")
-        else:
-            self.emit(f"movzx eax, {_WORD[size]} ptr [{base}]")
-            self.emit("xor edx, edx")
-        self.result(inst)
-
-    def lower_Store(self, inst: I.Store) -> None:
-        size = self.access_size(inst.value.type)
-        self.load(A, inst.value)
-        base = self.address_register(inst.pointer)
-        if size == 8:
-            # An i64, or a pointer whose 8-byte field gets a zero upper half (edx is 0 for pointers).
-            self.emit(f"mov dword ptr [{base}], eax")
-            self.emit(f"mov dword ptr [{base} + 4], edx")
-        else:
-            self.emit(f"mov {_WORD[size]} ptr [{base}], {_LOW['eax'][size]}")
-
-    def access_size(self, ty: Type) -> int:
-        value_bits(ty)
-        return size_of(ty)
-
-    def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
-        self.load_lo("eax", inst.pointer)
-        constant, terms = gep_terms(inst)
-        for idx, scale in terms:
-            self.load_lo("ecx", idx)  # addresses are 32 bits: only the low dword matters
-            ib = value_bits(idx.type)
-            if ib < 32:
-                self.emit(f"shl ecx, {32 - ib}")
-                self.emit(f"sar ecx, {32 - ib}")
-            if scale != 1:
-                self.emit(f"imul ecx, ecx, {scale}")
-            self.emit("add eax, ecx")
-        constant = signed(constant, 32)
-        if constant:
-            self.emit(f"add eax, {constant}")
-        self.emit("xor edx, edx")
-        self.store(inst)
-
-    def lower_Br(self, inst: I.Br) -> None:
-        if inst.is_conditional:
-            true_bb, false_bb = inst.successors
-            self.load_lo("eax", inst.condition)
-            self.emit("test eax, eax")
-            self.emit(f"jne {self.block_labels[id(true_bb)]}")
-            self.emit(f"jmp {self.block_labels[id(false_bb)]}")
-        else:
-            self.emit(f"jmp {self.block_labels[id(inst.successors[0])]}")
-
-    def lower_Switch(self, inst: I.Switch) -> None:
-        bits = value_bits(inst.value.type)
-        self.load(A, inst.value)
-        for const, target in inst.cases:
-            value = unsigned(const.value, bits)
-            skip = self.fresh("case")
-            self.emit(f"cmp eax, {value & 0xFFFFFFFF}")
-            self.emit(f"jne {skip}")
-            self.emit(f"cmp edx, {value >> 32}")
-            self.emit(f"je {self.block_labels[id(target)]}")
-            self.label(skip)
-        self.emit(f"jmp {self.block_labels[id(inst.default)]}")
+    def jump_if_equal(self, value: int, target: str) -> None:
+        """Both dwords compared: the low one, then the high one."""
+        skip = self.fresh("case")
+        self.emit(f"cmp eax, {value & 0xFFFFFFFF}")
+        self.emit(f"jne {skip}")
+        self.emit(f"cmp edx, {value >> 32}")
+        self.emit(f"je {target}")
+        self.define_label(skip)
 
     def lower_Ret(self, inst: I.Ret) -> None:
         if inst.value is not None:
             self.load(A, inst.value)
-        self.emit(f"jmp {self.label_name}.epilog")
-
-    def lower_Unreachable(self, inst: I.Unreachable) -> None:
-        self.emit("ud2")
+        self.emit(f"jmp {self.label}.epilog")
 
     # ----------------------------------------------------------------- calls
+
+    def pass_on_stack(self, arg: Value, where: int) -> None:
+        """Pushed: an i64 as two dwords (high first), anything else as one."""
+        if stack_words(arg.type) == 2:
+            self.load(A, arg)
+            self.push("edx", False)
+            self.push("eax", False)
+        else:
+            self.load_word("eax", arg)
+            self.push("eax", is_gc_pointer(arg.type))
 
     def lower_Call(self, inst: I.Call) -> None:
         name = inst.callee_name
         if name is not None and name.startswith("llvm."):
-            raise CodegenError(f"intrinsic @{name} is not supported by the x86-32 code generator "
-                               "(it takes abstract-machine IR: plain calls, no statepoints)")
-        target = strip_casts(inst.callee)
+            raise self.refuse_intrinsic(name)
         places, size = place_arguments(_call_types(inst))
         start = self.pushed
-        for arg, place in zip(inst.args, places):
-            if place.register is not None:
-                continue
-            gc = is_gc_pointer(arg.type)
-            if stack_words(arg.type) == 2:
-                self.load(A, arg)
-                self.push("edx", False)
-                self.push("eax", False)
-            else:
-                self.load_lo("eax", arg)
-                self.push("eax", gc)
-        for arg, place in zip(inst.args, places):
-            if place.register is not None:
-                self.load_lo(place.register, arg)
-        if isinstance(target, Function):
-            self.callees.append(target.name)
-            self.emit(f"call {check_symbol(target)}")
-        else:
-            self.load_lo("eax", target)
-            self.emit("call eax")
+        self.pass_arguments([(p.register if p.register is not None else p.stack_offset, arg)
+                             for p, arg in zip(places, inst.args)])
+        self.emit(self.call_instruction(inst.callee))
         self.after_call(inst, start, size // 4)
         if isinstance(inst.type, (IntType, PointerType)):
             self.result(inst)  # EAX, or EDX:EAX for an i64; normalising clears EDX otherwise
@@ -583,12 +459,12 @@ def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto
     full = interruptible == "always" or (interruptible == "auto" and wants_full_interruptibility(fn))
     homes = register_homes(fn, home_count(gc_registers)) if not full else {}
     first = _Lowering32(fn, ebp, CALLEE_SAVED, full, homes)
-    first.lines = first.lower()
+    first.lower()
     saved = _saved_registers_used(first.body)
     if saved == CALLEE_SAVED:
         return first
     final = _Lowering32(fn, ebp, saved, full, homes)
-    final.lines = final.lower()
+    final.lower()
     return final
 
 
@@ -631,7 +507,7 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
     image = with_ir_names(image, tuple(natives))
     functions = tuple(
         CompiledFunction32(lw.name, image.address_of(lw.name), lw.frame, tuple(lw.calls), tuple(lw.pushes),
-                           f"{lw.label_name}.prolog_end", f"{lw.label_name}.epilog", f"{lw.label_name}.end",
+                           f"{lw.label}.prolog_end", f"{lw.label}.epilog", f"{lw.label}.end",
                            tuple(lw.safe_points))
         for lw in lowered
     )

@@ -7,18 +7,20 @@ into the pairs ``A`` = (EAX, EDX) and ``B`` = (ECX, EBX), compute, and store the
     and/or/xor     the same operation on each half
     mul            lo*lo (64-bit result) + the two cross products into the high half
     shl/lshr/ashr  shld/shrd for counts below 32, a move of one half (and a fill) from 32 up
-    icmp           compare the high halves (signed or unsigned), then the low halves (unsigned)
+    icmp           compare the high halves (signed or unsigned), then the low halves (unsigned);
+                   the rest of icmp, select and casts is the shared lowering core's (lowering_core.py)
     sdiv/udiv/...  a call to a runtime helper (``DIV_HELPERS``), as 32-bit compilers do
 
-`Arithmetic32` is a mixin of the lowering class in x86_32.py, which provides ``emit``, ``load``,
-``store``, ``normalize``, ``sign_extend`` and the other frame helpers these methods use.
+`Arithmetic32` is the base of the lowering class in x86_32.py, which provides ``store``,
+``normalize``, ``sign_extend``, ``push`` and the other frame helpers these methods use (``emit``,
+``load`` and ``result`` are `gctoy.codegen.lowering_core.LoweringCore`'s).
 """
 
 from __future__ import annotations
 
 from ..ir import instructions as I
-from .frame import CodegenError
 from .frame32 import HELPER_OPCODES, value_bits
+from .lowering_core import LoweringCore
 
 #: runtime helpers for the 64-bit divisions (each takes two i64 on the stack, returns i64)
 DIV_HELPERS = {op: f"__gctoy_i64_{op}" for op in HELPER_OPCODES}
@@ -31,8 +33,19 @@ A = ("eax", "edx")  # (lo, hi)
 B = ("ecx", "ebx")
 
 
-class Arithmetic32:
-    """The lowering of integer arithmetic, comparisons, selects and casts (a mixin of the x86-32 lowering)."""
+class Arithmetic32(LoweringCore[tuple[str, ...]]):
+    """The lowering of integer arithmetic and comparisons on register pairs (the x86-32 lowering's base)."""
+
+    #: bytes of outgoing arguments pushed so far
+    pushed: int
+
+    def push(self, operand: str, gc_pointer: bool) -> None:
+        """``push`` one outgoing DWORD (the lowering notes where, for the GC info)."""
+        raise NotImplementedError
+
+    def after_call(self, call: I.Instruction, depth: int, popped: int, helper: str | None = None) -> None:
+        """Note a call site at the return address (the stack back at ``depth`` bytes pushed)."""
+        raise NotImplementedError
 
     def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
         bits = value_bits(inst.type)
@@ -58,7 +71,7 @@ class Arithmetic32:
         elif op in ("shl", "lshr", "ashr"):
             self.shift(op, bits)
         else:
-            raise CodegenError(f"'{op}' is not supported by the x86-32 code generator")
+            raise self.unsupported(f"'{op}'")
         self.result(inst)
 
     def shift(self, op: str, bits: int) -> None:
@@ -80,7 +93,7 @@ class Arithmetic32:
             self.emit(f"je {done}")
             self.emit("mov eax, edx")
             self.emit("sar edx, 31" if op == "ashr" else "xor edx, edx")
-        self.label(done)
+        self.define_label(done)
 
     def division(self, inst: I.BinaryOp, bits: int) -> None:
         """Both operands (sign- or zero-extended to i64) pushed, then the runtime helper."""
@@ -98,46 +111,21 @@ class Arithmetic32:
         self.after_call(inst, start, 4, helper)
         self.result(inst)
 
-    def lower_ICmp(self, inst: I.ICmp) -> None:
-        bits = value_bits(inst.ops[0].type)
-        pred = inst.predicate
-        self.load(A, inst.ops[0])
-        self.load(B, inst.ops[1])
-        if pred in ("eq", "ne"):
+    def set_condition(self, predicate: str) -> None:
+        """AL = whether ``A predicate B``: eq/ne on both halves at once, an order on the high halves
+        (signed or unsigned) and, when they are equal, on the low halves (unsigned)."""
+        if predicate in ("eq", "ne"):
             self.emit("xor eax, ecx")
             self.emit("xor edx, ebx")
             self.emit("or eax, edx")
-            self.emit(f"set{_UNSIGNED_CC[pred]} al")
-        else:
-            if pred.startswith("s"):
-                self.sign_extend(bits, A)
-                self.sign_extend(bits, B)
-            high, done = self.fresh("hi"), self.fresh("cmp")
-            self.emit("cmp edx, ebx")
-            self.emit(f"jne {high}")
-            self.emit("cmp eax, ecx")
-            self.emit(f"set{_UNSIGNED_CC[pred]} al")
-            self.emit(f"jmp {done}")
-            self.label(high)
-            self.emit(f"set{_HIGH_CC[pred]} al")
-            self.label(done)
-        self.emit("movzx eax, al")
-        self.emit("xor edx, edx")
-        self.store(inst)
-
-    def lower_Select(self, inst: I.Select) -> None:
-        self.load(A, inst.true_value)
-        self.load(B, inst.false_value)
-        self.load_lo("esi", inst.condition)
-        self.emit("test esi, esi")
-        self.emit("cmove eax, ecx")
-        self.emit("cmove edx, ebx")
-        self.result(inst)
-
-    def lower_Cast(self, inst: I.Cast) -> None:
-        if inst.opcode not in ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext"):
-            raise CodegenError(f"cast '{inst.opcode}' is not supported by the x86-32 code generator")
-        self.load(A, inst.value)
-        if inst.opcode == "sext":
-            self.sign_extend(value_bits(inst.value.type), A)
-        self.result(inst)
+            self.emit(f"set{_UNSIGNED_CC[predicate]} al")
+            return
+        high, done = self.fresh("hi"), self.fresh("cmp")
+        self.emit("cmp edx, ebx")
+        self.emit(f"jne {high}")
+        self.emit("cmp eax, ecx")
+        self.emit(f"set{_UNSIGNED_CC[predicate]} al")
+        self.emit(f"jmp {done}")
+        self.define_label(high)
+        self.emit(f"set{_HIGH_CC[predicate]} al")
+        self.define_label(done)
