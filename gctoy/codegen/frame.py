@@ -391,7 +391,11 @@ class Frame:
 
     def shadow(self, phi: I.Phi) -> int:
         """The ``rsp`` offset of the slot predecessors write a phi's incoming value to."""
-        return self._shadows[id(phi)]
+        try:
+            return self._shadows[id(phi)]
+        except KeyError:
+            raise CodegenError(f"phi %{phi.name} of type {phi.type} has no stack slot in "
+                               f"@{self.function.name}") from None
 
     def alloca(self, alloca: I.Alloca) -> int:
         """The ``rsp`` offset of an alloca's object (the alloca's value is rsp + this)."""

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import capstone.x86_const as x86
 import pytest
+from broken_modules import CASES as BROKEN
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gctoy.codegen import CodegenError, compile_module, compile_module32
 from gctoy.codegen.limits import MAX_DATA_BYTES, MAX_FRAME_BYTES, MAX_PATCH_BYTES
 from gctoy.codegen.symbols import MANGLE_PREFIX, demangle, is_plain, mangle
-from gctoy.errors import VerifyError
+from gctoy.errors import GCToyError, VerifyError
 from gctoy.ir import parse_module
 from gctoy.ir.names import quote_name
 from gctoy.runtime.run import run_module
@@ -227,3 +228,18 @@ entry:
     g = compile_module(module).image.symbols["g"]
     assert run_module(parse_module(text), gc="none").result == g + 8 * (1 << 40) + 8
     assert run_module32(parse_module(text)).result == (g + 8 * (1 << 40) + 8) % (1 << 32)
+
+
+@pytest.mark.parametrize("regalloc", [True, False], ids=["registers", "slots"])
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_modules_the_verifier_refuses_give_codegen_errors_or_code_never_a_crash(name, regalloc):
+    """compile_module without the verifier in front: a module LLVM's verifier refuses (a token phi, a
+    self-reference...) is either lowered or refused with a CodegenError, never a bare Python exception."""
+    try:
+        module = parse_module(BROKEN[name][0])
+    except GCToyError:
+        return
+    try:
+        compile_module(module, regalloc=regalloc)
+    except GCToyError as e:
+        assert str(e) and "Traceback" not in str(e)
