@@ -29,8 +29,6 @@ KNOWN_CYCLES = {
     ("gctoy.passes", "gctoy.passes.gcroots_from_statepoints", "gctoy.passes.lower_barriers",
      "gctoy.passes.place_safepoints", "gctoy.passes.rewrite_statepoints", "gctoy.passes.safepoint_ir_report",
      "gctoy.passes.shadow_stack_lowering", "gctoy.passes.verify_safepoints"),
-    # the frame and the code generator's limits
-    ("gctoy.codegen.frame", "gctoy.codegen.limits"),
 }
 
 #: Modules still over 600 lines, with the most lines each may have until it is split.

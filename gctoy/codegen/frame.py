@@ -54,6 +54,7 @@ from ..ir.types import (
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Argument, ConstantInt, Function, Value
+from .codegen_error import CodegenError, LocatedCodegenError, located
 from .limits import alloca_elements, check_frame_size
 
 SLOT_SIZE = 8
@@ -65,14 +66,6 @@ STACK_ALIGN = 16
 MAX_REALIGN = 4096
 #: Integer arguments of the SysV x86-64 calling convention, in order.
 ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
-
-
-class CodegenError(GCToyError):
-    """IR that the x86-64 code generator cannot lower (an unsupported type or instruction)."""
-
-
-class LocatedCodegenError(CodegenError, VerifyError):
-    """A CodegenError that knows the ``file:line:col`` of the instruction it is about."""
 
 
 #: DWARF register numbers of the x86-64 general registers (the stack map's and the CFI's numbering)
@@ -87,16 +80,6 @@ UnwindRow = tuple[int, int, tuple[tuple[int, int], ...]]
 def sub_rsp_bytes(size: int) -> int:
     """The length of ``sub rsp, size``: 4 bytes with an 8-bit immediate, 7 with a 32-bit one."""
     return 4 if size < 128 else 7
-
-
-def located(error: CodegenError, inst) -> CodegenError:
-    """``error`` with the instruction's source location attached (unchanged if it has one or none is known)."""
-    from ..ir.statepoint import source_location
-
-    loc = source_location(inst) if inst is not None else None
-    if isinstance(error, VerifyError) or not loc:
-        return error
-    return LocatedCodegenError(str(error), loc)
 
 
 def _align_to(n: int, a: int) -> int:
@@ -345,7 +328,7 @@ class Frame:
         self.outgoing_size = SLOT_SIZE * max_args
         cursor = self.outgoing_size
         for a in allocas:
-            n = alloca_elements(a, function.name)
+            n = alloca_elements(a, function.name, size_of(a.allocated_type))
             align = max(align_of(a.allocated_type), a.align or 1)
             if align > MAX_REALIGN or align & (align - 1):
                 raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {MAX_REALIGN} is supported")

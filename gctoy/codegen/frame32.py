@@ -207,7 +207,7 @@ class Frame32:
         cursor = 0
         gc_fields: list[int] = []
         for a in allocas:
-            n = alloca_elements(a, function.name)
+            n = alloca_elements(a, function.name, size_of(a.allocated_type))
             align = max(align_of(a.allocated_type), a.align or 1)
             if align > 8:
                 raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most 8 is supported on x86-32")

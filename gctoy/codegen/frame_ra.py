@@ -92,7 +92,7 @@ class RegisterFrame:
         self.outgoing_size = SLOT_SIZE * max_args
         cursor = self.outgoing_size
         for a in allocas:
-            n = alloca_elements(a, function.name)
+            n = alloca_elements(a, function.name, size_of(a.allocated_type))
             align = max(align_of(a.allocated_type), a.align or 1)
             if align > STACK_ALIGN:
                 raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")

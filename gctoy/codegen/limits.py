@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..emu.image import CODE_LIMIT, DATA_LIMIT
 from ..ir import instructions as I
 from ..ir.values import ConstantInt
+from .codegen_error import CodegenError, located
 
 MAX_FRAME_BYTES = 1 << 20
 MAX_PATCH_BYTES = 4096
@@ -22,16 +23,15 @@ MAX_DATA_BYTES = DATA_LIMIT
 MAX_CODE_BYTES = CODE_LIMIT
 
 
-def alloca_elements(a: I.Alloca, function_name: str) -> int:
-    """The element count of a fixed-size alloca, refused when its object would exceed the frame limit."""
-    from .frame import CodegenError, located, size_of
-
+def alloca_elements(a: I.Alloca, function_name: str, element_size: int) -> int:
+    """The element count of a fixed-size alloca (of elements of ``element_size`` bytes), refused when its
+    object would exceed the frame limit."""
     count = a.count
     if count is not None and not isinstance(count, ConstantInt):
         raise located(CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are "
                                    "supported"), a)
     n = 1 if count is None else count.value & ((1 << count.type.bits) - 1)
-    size = n * size_of(a.allocated_type)
+    size = n * element_size
     if size > MAX_FRAME_BYTES:
         raise located(CodegenError(f"alloca %{a.name} in @{function_name} takes {size} bytes, more than the "
                                    f"frame limit of {MAX_FRAME_BYTES} bytes"), a)
@@ -40,8 +40,6 @@ def alloca_elements(a: I.Alloca, function_name: str) -> int:
 
 def check_frame_size(size: int, function_name: str) -> None:
     """Refuse a frame above MAX_FRAME_BYTES."""
-    from .frame import CodegenError
-
     if size > MAX_FRAME_BYTES:
         raise CodegenError(f"the frame of @{function_name} takes {size} bytes, more than the frame limit of "
                            f"{MAX_FRAME_BYTES} bytes")
@@ -49,8 +47,6 @@ def check_frame_size(size: int, function_name: str) -> None:
 
 def check_gc_alloca_fields(count: int, a: I.Alloca, function_name: str) -> None:
     """Refuse an x86-32 function whose allocas hold more than MAX_GC_ALLOCA_FIELDS_X86_32 GC pointers."""
-    from .frame import CodegenError, located
-
     if count > MAX_GC_ALLOCA_FIELDS_X86_32:
         raise located(CodegenError(f"the allocas of @{function_name} hold {count} GC pointers (up to %{a.name}); "
                                    f"at most {MAX_GC_ALLOCA_FIELDS_X86_32} are supported on x86-32"), a)
@@ -58,8 +54,6 @@ def check_gc_alloca_fields(count: int, a: I.Alloca, function_name: str) -> None:
 
 def check_patch_bytes(n: int, where: str) -> None:
     """Refuse a statepoint asking for more than MAX_PATCH_BYTES patchable bytes."""
-    from .frame import CodegenError
-
     if n < 0 or n > MAX_PATCH_BYTES:
         raise CodegenError(f"{where}: gc.statepoint asks for {n} patch bytes; at most {MAX_PATCH_BYTES} "
                            "are supported")
