@@ -24,13 +24,13 @@ MAX_CODE_BYTES = CODE_LIMIT
 
 def alloca_elements(a: I.Alloca, function_name: str) -> int:
     """The element count of a fixed-size alloca, refused when its object would exceed the frame limit."""
-    from .frame import CodegenError, located, size_of
+    from .frame import CodegenError, constant_width, located, size_of
 
     count = a.count
     if count is not None and not isinstance(count, ConstantInt):
         raise located(CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are "
                                    "supported"), a)
-    n = 1 if count is None else count.value & ((1 << count.type.bits) - 1)
+    n = 1 if count is None else count.value & ((1 << constant_width(count)) - 1)
     size = n * size_of(a.allocated_type)
     if size > MAX_FRAME_BYTES:
         raise located(CodegenError(f"alloca %{a.name} in @{function_name} takes {size} bytes, more than the "
