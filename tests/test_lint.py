@@ -11,9 +11,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: packages with no mypy error (the one left, codegen, is not there yet)
+#: packages with no mypy error: every package of gctoy and tools, none is left out
 TYPED_CLEAN_PACKAGES = ["gctoy/ir", "gctoy/coreclr", "gctoy/emu", "gctoy/passes", "gctoy/stackmap", "gctoy/runtime",
-                        "gctoy/viz",
+                        "gctoy/viz", "gctoy/codegen",
                         "gctoy/widgets", "gctoy/labs", "tools"]
 #: ... and every module at the top of the package (a new one joins the list by being there)
 TYPED_CLEAN = TYPED_CLEAN_PACKAGES + sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "gctoy").glob("*.py"))

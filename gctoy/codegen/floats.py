@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeGuard
 
 from ..ir import instructions as I
 from ..ir.types import FloatType, IntType, Type
@@ -24,7 +25,7 @@ from .frame import ARG_REGISTERS, XMM_ARG_REGISTERS, CodegenError
 FLOAT_BITS = {"half": 16, "float": 32, "double": 64}
 
 
-def is_float(ty: Type) -> bool:
+def is_float(ty: Type) -> TypeGuard[FloatType]:
     """Whether values of ``ty`` travel in xmm registers at calls."""
     return isinstance(ty, FloatType)
 
@@ -50,6 +51,7 @@ def float_bits(c: ConstantFloat) -> int:
     LLVM spells ``float`` and ``double`` constants in decimal or as ``0x`` + 16 hex digits of the
     *double* holding the value, and ``half`` as ``0xH`` + 4 hex digits.
     """
+    assert isinstance(c.type, FloatType), c.type  # the parser gives a floating-point constant its float type
     bits = float_width(c.type)
     text = c.text.strip()
     if text[:3] in ("0xH", "0xh"):
@@ -67,7 +69,7 @@ def float_bits(c: ConstantFloat) -> int:
     return _pack(value, bits)
 
 
-def argument_registers(args: list[Value]) -> list[str | int]:
+def argument_registers(args: Sequence[Value]) -> list[str | int]:
     """Where each argument goes: a register name, or the index of its 8-byte stack slot."""
     ints = floats = stack = 0
     out: list[str | int] = []

@@ -86,15 +86,15 @@ def _align_to(n: int, a: int) -> int:
     return (n + a - 1) // a * a
 
 
-def _elements(ty: Type) -> tuple[Type, ...]:
+def _elements(ty: StructType | NamedStructType) -> tuple[Type, ...]:
     if isinstance(ty, NamedStructType):
         if ty.body is None or ty.body.elements is None:
             raise CodegenError(f"opaque struct type {ty} has no layout")
         return ty.elements
-    return ty.elements  # type: ignore[union-attr]
+    return ty.elements
 
 
-def _is_packed(ty: Type) -> bool:
+def _is_packed(ty: StructType | NamedStructType) -> bool:
     if isinstance(ty, NamedStructType):
         return bool(ty.body.packed)
     return bool(getattr(ty, "packed", False))
@@ -145,7 +145,7 @@ def size_of(ty: Type) -> int:
     raise CodegenError(f"type {ty} has no x86-64 layout in gctoy")
 
 
-def _struct_layout(ty: Type) -> tuple[list[int], int]:
+def _struct_layout(ty: StructType | NamedStructType) -> tuple[list[int], int]:
     offsets, cursor = [], 0
     packed = _is_packed(ty)
     for e in _elements(ty):
@@ -156,10 +156,16 @@ def _struct_layout(ty: Type) -> tuple[list[int], int]:
     return offsets, cursor
 
 
-def field_offset(ty: Type, index: int) -> int:
+def field_offset(ty: StructType | NamedStructType, index: int) -> int:
     """Byte offset of field ``index`` of a struct type."""
     offsets, _ = _struct_layout(ty)
     return offsets[index]
+
+
+def constant_width(c: ConstantInt) -> int:
+    """Bits of an integer constant's type."""
+    assert isinstance(c.type, IntType), c.type  # the parser and the passes build integer constants of an iN type
+    return c.type.bits
 
 
 def value_width(ty: Type, pointer_bits: int, target: str) -> int:
@@ -195,7 +201,7 @@ def gep_terms(inst: I.GetElementPtr) -> tuple[int, list[tuple[Value, int]]]:
         else:
             raise CodegenError(f"getelementptr cannot index into {ty}")
         if isinstance(idx, ConstantInt):
-            bits = idx.type.bits
+            bits = constant_width(idx)
             value = idx.value & ((1 << bits) - 1)
             constant += (value - (1 << bits) if value >> (bits - 1) else value) * scale
         else:

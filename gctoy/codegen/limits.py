@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..emu.image import CODE_LIMIT, DATA_LIMIT
 from ..ir import instructions as I
+from ..ir.types import IntType
 from ..ir.values import ConstantInt
 from .codegen_error import CodegenError, located
 
@@ -30,7 +31,11 @@ def alloca_elements(a: I.Alloca, function_name: str, element_size: int) -> int:
     if count is not None and not isinstance(count, ConstantInt):
         raise located(CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are "
                                    "supported"), a)
-    n = 1 if count is None else count.value & ((1 << count.type.bits) - 1)
+    if count is None:
+        n = 1
+    else:
+        assert isinstance(count.type, IntType)  # the parser gives an integer constant an integer type
+        n = count.value & ((1 << count.type.bits) - 1)
     size = n * element_size
     if size > MAX_FRAME_BYTES:
         raise located(CodegenError(f"alloca %{a.name} in @{function_name} takes {size} bytes, more than the "

@@ -67,7 +67,7 @@ class StackMapIntrinsics:
         def lower_statepoint(self, sp: Statepoint) -> None: ...
         def call_result(self, inst: I.Instruction) -> None: ...
 
-    def _site_constant(self, inst: I.Call, k: int, what: str) -> int:
+    def _site_constant(self, inst: I.CallBase, k: int, what: str) -> int:
         value = int_constant(inst.args[k]) if k < len(inst.args) else None
         if value is not None and k == 0:
             value &= (1 << 64) - 1  # an ID is an unsigned 64-bit number
@@ -81,7 +81,7 @@ class StackMapIntrinsics:
         self.lines.append(f"{label}:")
         self.records.append(PendingRecord(record_id, label, tuple(locations)))
 
-    def lower_stackmap_intrinsic(self, inst: I.Call) -> None:
+    def lower_stackmap_intrinsic(self, inst: I.CallBase) -> None:
         """A record (and its shadow NOPs) for a stackmap, or the call and record of a patchpoint."""
         record_id = self._site_constant(inst, 0, "ID")
         nbytes = self._site_constant(inst, 1, "number of bytes")
@@ -160,9 +160,11 @@ class StackMapIntrinsics:
     def _lower_deopt_call(self, inst: I.CallBase) -> None:
         ident = inst.string_attr("statepoint-id")
         patch = inst.string_attr("statepoint-num-patch-bytes")
+        deopt = inst.bundle("deopt")
+        assert deopt is not None  # deopt_call_method picks this lowering only for a call with a deopt bundle
         sp = Statepoint(inst, StatepointForm.MODERN, int(ident) if ident and ident.isdigit() else DEOPT_BUNDLE_ID,
                         int(patch) if patch and patch.isdigit() else 0, inst.callee, list(inst.args), 0, [],
-                        list(inst.bundle("deopt").inputs), [], None)
+                        list(deopt.inputs), [], None)
         if len(spilled_deopt_values(sp)) > len(self.frame.spill_slots):
             raise CodegenError("the address of a function or global as a deopt value of a call that is not a "
                                "statepoint is not supported by gctoy llc")
@@ -171,7 +173,7 @@ class StackMapIntrinsics:
         if isinstance(inst, I.Invoke):
             self.emit(f"jmp {self.block_labels[id(inst.normal)]}")
 
-    def has_result(self, inst: I.Call) -> bool:
+    def has_result(self, inst: I.CallBase) -> bool:
         """Whether the patchpoint returns a value to store."""
 
         return has_value(inst)

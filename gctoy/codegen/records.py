@@ -35,7 +35,7 @@ from ..ir.values import (
 from ..stackmap import Location, LocationKind
 from .floats import FLOAT_BITS, float_bits, is_float
 from .dag_values import dag_key, fold_cast
-from .frame import CodegenError, Frame, is_spilled_deopt, is_wide, size_of
+from .frame import CodegenError, Frame, constant_width, is_spilled_deopt, is_wide, size_of
 
 DWARF_RSP = 7
 #: what llc records for an ``undef`` or ``poison`` operand of a statepoint
@@ -94,7 +94,7 @@ def value_key(v: Value, memo: dict | None = None) -> tuple:
             else:
                 key = ("relocate", id(call), _interned(value_key(reloc.base, memo), memo), _interned(derived, memo))
     elif isinstance(v, ConstantInt):
-        key = ("const", str(v.type), _unsigned(v.value, v.type.bits))
+        key = ("const", str(v.type), _unsigned(v.value, constant_width(v)))
     elif isinstance(v, ConstantNull):
         key = ("const", str(v.type), 0)
     memo[id(v)] = key
@@ -195,7 +195,7 @@ class StackMapRecords:
         if key[0] == "const":
             v = strip_casts(v)
             if isinstance(v, ConstantInt):
-                return self.constant_location(_signed(v.value, v.type.bits))
+                return self.constant_location(_signed(v.value, constant_width(v)))
             return Location(LocationKind.CONSTANT, 8, 0, 0)
         v = strip_casts(v)
         number = int_constant(v)

@@ -64,7 +64,8 @@ def constant_bytes(c: Value, ty: Type) -> bytes:
             if isinstance(ty, (StructType, NamedStructType)):
                 at, ety = field_offset(ty, i), ty.elements[i]
             else:
-                ety = ty.element  # type: ignore[union-attr]
+                assert isinstance(ty, (VectorType, ArrayType)), ty  # a constant aggregate of any other type does not parse
+                ety = ty.element
                 at = i * size_of(ety)
             out[at:at + size_of(ety)] = constant_bytes(e, ety)
         return bytes(out)
@@ -230,7 +231,7 @@ class WideLowering:
         self.load("rcx", inst.pointer)
         self.copy_bytes("rcx", self.wide_address(inst.value), size_of(inst.value.type), "rdx")
 
-    def _wide_cast(self, inst: I.Instruction) -> None:
+    def _wide_cast(self, inst: I.Cast | I.Freeze) -> None:
         src = inst.ops[0]
         if inst.opcode not in ("bitcast", "addrspacecast", "freeze"):
             raise CodegenError(f"'{inst.opcode}' on {src.type} is not supported by the x86-64 code generator")
@@ -252,14 +253,15 @@ class WideLowering:
         self.move_value(self.frame.slot(inst), inst.false_value)
         self.lines.append(f"{done}:")
 
-    def _wide_binary(self, inst: I.Instruction) -> None:
+    def _wide_binary(self, inst: I.BinaryOp | I.ICmp) -> None:
         """Integer arithmetic on a vector, lane by lane (each lane like the scalar instruction)."""
         op = inst.opcode
-        ety = inst.type.element if isinstance(inst.type, VectorType) else None
-        if not isinstance(ety, IntType) or ety.bits > 64 or op not in _LANE_OPS:
+        vty = inst.type
+        ety = vty.element if isinstance(vty, VectorType) else None
+        if not isinstance(vty, VectorType) or not isinstance(ety, IntType) or ety.bits > 64 or op not in _LANE_OPS:
             raise CodegenError(f"'{op}' on {inst.type} is not supported by the x86-64 code generator")
         esize = size_of(ety)
-        for k in range(inst.type.count):
+        for k in range(vty.count):
             self.load_lane("rax", inst.ops[0], k)
             self.load_lane("rcx", inst.ops[1], k)
             if op == "ashr":
@@ -269,11 +271,13 @@ class WideLowering:
 
     def _wide_ExtractElement(self, inst: ExtractElement) -> None:
         vec, idx = inst.vector, inst.index
-        esize = size_of(vec.type.element)
+        vty = vec.type
+        assert isinstance(vty, VectorType), vty  # ExtractElement's constructor checks it
+        esize = size_of(vty.element)
         if isinstance(idx, ConstantInt):
-            self.load_lane("rax", vec, idx.value % vec.type.count)
+            self.load_lane("rax", vec, idx.value % vty.count)
         else:
-            self._lane_index(idx, vec.type.count)
+            self._lane_index(idx, vty.count)
             self.emit(f"lea rdx, [{self.wide_address(vec)}]")
             self.emit(f"imul rcx, rcx, {esize}")
             self.emit("add rdx, rcx")
@@ -289,13 +293,15 @@ class WideLowering:
 
     def _wide_InsertElement(self, inst: InsertElement) -> None:
         vec, idx = inst.vector, inst.index
-        esize = size_of(vec.type.element)
+        vty = vec.type
+        assert isinstance(vty, VectorType), vty  # InsertElement's constructor checks it
+        esize = size_of(vty.element)
         self.move_value(self.frame.slot(inst), vec)
         self.load("rax", inst.element)
         if isinstance(idx, ConstantInt):
-            self._write(f"{self.wide_address(inst)} + {(idx.value % vec.type.count) * esize}", "rax", esize)
+            self._write(f"{self.wide_address(inst)} + {(idx.value % vty.count) * esize}", "rax", esize)
             return
-        self._lane_index(idx, vec.type.count)
+        self._lane_index(idx, vty.count)
         self.emit(f"lea rdx, [{self.wide_address(inst)}]")
         self.emit(f"imul rcx, rcx, {esize}")
         self.emit("add rdx, rcx")
@@ -303,8 +309,10 @@ class WideLowering:
 
     def _wide_ShuffleVector(self, inst: ShuffleVector) -> None:
         first, second = inst.ops
-        n = first.type.count
-        esize = size_of(first.type.element)
+        vty = first.type
+        assert isinstance(vty, VectorType), vty  # ShuffleVector's constructor checks it
+        n = vty.count
+        esize = size_of(vty.element)
         for k, m in enumerate(inst.mask):
             if m is None:
                 self.emit("mov rax, 0")
@@ -337,12 +345,16 @@ class WideLowering:
             self._write(f"{self.wide_address(inst)} + {at}", "rax", size_of(ty))
 
     def _wide_gep(self, inst: I.GetElementPtr) -> None:
+        vty = inst.type
+        assert isinstance(vty, VectorType), vty  # dispatched only for a vector of addresses
         constant, terms = gep_terms(inst)
-        for k in range(inst.type.count):
+        for k in range(vty.count):
             self.load_lane("rax", inst.pointer, k)
             for idx, scale in terms:
                 self.load_lane("rcx", idx, k)
                 ety = idx.type.element if isinstance(idx.type, VectorType) else idx.type
+                if not isinstance(ety, IntType):
+                    raise CodegenError(f"getelementptr index of type {idx.type} is not an integer")
                 self.sign_extend(ety.bits, "rcx")
                 if scale != 1:
                     self.emit(f"imul rcx, rcx, {scale}")
@@ -430,6 +442,7 @@ class WideLowering:
     def wide_ret(self, inst: I.Ret) -> None:
         """Return a wide value in its registers, or through the hidden result pointer."""
         v = inst.value
+        assert v is not None  # dispatched only for a returned wide value
         placed = assign_result(v.type)
         if placed is None:
             self.emit(f"mov rcx, {self.mem(self.frame.slot(self.fn))}")

@@ -126,6 +126,8 @@ def test_deopt_call_record_ids(tmp_path):
     ("%v = sdiv <2 x i64> %a, %a\n  ret void", "'sdiv' on <2 x i64> is not supported"),
     ("%v = icmp eq <2 x i64> %a, %a\n  ret void", "vectors of i1 (<2 x i1>) are not supported"),
     ("%v = frem double 1.0, 2.0\n  ret void", "'frem' is not supported"),
+    ("%v = getelementptr i8, ptr null, <2 x double> <double 1.0, double 2.0>\n  ret void",
+     "getelementptr index of type <2 x double> is not an integer"),
 ])
 def test_unsupported_wide_operations_are_located_errors(tmp_path, capsys, body, message):
     src = tmp_path / "bad.ll"
