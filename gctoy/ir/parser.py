@@ -293,18 +293,9 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
     def parameters(self, is_define: bool) -> tuple[list[Argument], bool, list[tuple[str | None, int]]]:
         """``(T %a, U %b, ...)``: the arguments, whether it is variadic, and each name as written with
         its offset (a declaration's arguments keep no names)."""
-        self.expect("(")
-        args: list[Argument] = []
-        vararg = False
         arg_names: list[tuple[str | None, int]] = []
-        if self.accept(")"):
-            return args, vararg, arg_names
-        while True:
-            if self.peek()[0] == "ELLIPSIS":
-                self.next()
-                vararg = True
-                self.expect(")")
-                break
+
+        def parameter() -> Argument:
             ty = self.type_()
             attrs = self.param_attributes()
             aname = None
@@ -315,10 +306,9 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             arg_names.append((aname, off))
             if not is_define:
                 aname = None  # LLVM keeps no parameter names on declarations
-            args.append(Argument(ty, None if aname is not None and aname.isdigit() else aname, attrs))
-            if self.accept(")"):
-                break
-            self.expect(",")
+            return Argument(ty, None if aname is not None and aname.isdigit() else aname, attrs)
+
+        args, vararg = self.parameter_list(parameter)
         return args, vararg, arg_names
 
     def function_suffix(self, is_define: bool, md: list[tuple[str, str]]) -> _FunctionSuffix:

@@ -4,6 +4,9 @@ uniqued types and constants, the pointer style).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from .floats import FLOAT_BITS
 from .lexer import Token, first_pointer_spelling
 from .limits import LimitChecks
@@ -29,6 +32,10 @@ _FLOAT_KINDS = frozenset(FLOAT_BITS)
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
+
+
+#: the item type of a parameter list
+T = TypeVar("T")
 
 
 class MixedPointers(Exception):
@@ -175,22 +182,25 @@ class TypeParser(LimitChecks):
                 return tuple(out)
             self.expect(",")
 
+    def parameter_list(self, item: Callable[[], T]) -> tuple[list[T], bool]:
+        """``(item, item, ...)``: the items, and whether the list ends with ``...`` (variadic)."""
+        self.expect("(")
+        items: list[T] = []
+        if self.accept(")"):
+            return items, False
+        while True:
+            if self.peek()[0] == "ELLIPSIS":
+                self.next()
+                self.expect(")")
+                return items, True
+            items.append(item())
+            if self.accept(")"):
+                return items, False
+            self.expect(",")
+
     def function_type_params(self, ret: Type) -> FunctionType:
         """``(T, U, ...)`` after a return type: the function type (uniqued)."""
-        self.expect("(")
-        params: list[Type] = []
-        vararg = False
-        if not self.accept(")"):
-            while True:
-                if self.peek()[0] == "ELLIPSIS":
-                    self.next()
-                    vararg = True
-                    self.expect(")")
-                    break
-                params.append(self.type_())
-                if self.accept(")"):
-                    break
-                self.expect(",")
+        params, vararg = self.parameter_list(self.type_)
         key = ("()", id(ret), *map(id, params), vararg)  # the cached type keeps its parts alive
         f = self.uniqued.get(key)
         if f is None:
