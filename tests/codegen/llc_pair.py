@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from gctoy.cli import _driver_module
+from gctoy.command_support import driver_module
 from gctoy.codegen import compile_module
 from gctoy.passes import run
 from gctoy.stackmap import read_object
@@ -15,7 +15,7 @@ def gctoy_llc(text: str, tmp_path, regalloc: bool = True):
     ``regalloc=False``: as ``gctoy llc --no-regalloc``)."""
     path = tmp_path / "in.ll"
     path.write_text(text)
-    module = _driver_module(str(path), False, False)
+    module = driver_module(str(path), False, False)
     run(module, "lower-gc-barriers")
     return compile_module(module, regalloc=regalloc)
 

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from gctoy.codegen.frame_ra import RegisterFrame
-from gctoy.cli import _driver_module
+from gctoy.command_support import driver_module
 from gctoy.codegen import compile_module
 from gctoy.stackmap import read_object
 
@@ -71,7 +71,7 @@ def _records(stackmap) -> list[tuple]:
 def compiled(tmp_path):
     path = tmp_path / "sites.ll"
     path.write_text(SITES)
-    return compile_module(_driver_module(str(path), False, False))
+    return compile_module(driver_module(str(path), False, False))
 
 
 def test_records_equal_llc14(llvm14, tmp_path, compiled):
