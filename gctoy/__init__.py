@@ -1,4 +1,5 @@
 """gctoy: see how compilers cooperate with garbage collectors, by running it all."""
+
 from .errors import DecodeError, GCToyError, IRParseError, VerifyError
 
 __version__ = "0.1.0"

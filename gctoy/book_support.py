@@ -39,8 +39,9 @@ def llvm14_verdict(ir_text: str) -> str:
     opt = opt14_path()
     if opt is None:
         return "(LLVM 14's opt is not installed)"
-    done = subprocess.run([opt, "-passes=verify", "-S", "-o", "/dev/null", "-"],
-                          input=ir_text, capture_output=True, text=True)
+    done = subprocess.run(
+        [opt, "-passes=verify", "-S", "-o", "/dev/null", "-"], input=ir_text, capture_output=True, text=True
+    )
     if done.returncode == 0:
         return "accepted"
     return done.stderr.splitlines()[0].removeprefix(opt + ": ")
@@ -84,8 +85,12 @@ def safepoint_verifier_report(ir_text: str) -> tuple[dict[str, list[tuple[str, s
     opt = opt14_path()
     if opt is None:
         raise RuntimeError(NO_LLVM)
-    done = subprocess.run([opt, "-passes=verify<safepoint-ir>", "-safepoint-ir-verifier-print-only",
-                           "-disable-output", "-"], input=ir_text, capture_output=True, text=True)
+    done = subprocess.run(
+        [opt, "-passes=verify<safepoint-ir>", "-safepoint-ir-verifier-print-only", "-disable-output", "-"],
+        input=ir_text,
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
     verdict: dict[str, list[tuple[str, str]]] = {}
@@ -107,9 +112,14 @@ def safepoint_verifier_report(ir_text: str) -> tuple[dict[str, list[tuple[str, s
 __all__ += ["SPP_FLAGS", "spp_flags", "place_safepoints", "compare_place_safepoints_with_opt14"]
 
 #: gctoy's ``place-safepoints<...>`` options and LLVM 14's (hidden) flags for the same thing
-SPP_FLAGS = {"no-entry": "-spp-no-entry", "no-backedge": "-spp-no-backedge", "no-call": "-spp-no-call",
-             "all-backedges": "-spp-all-backedges", "split-backedge": "-spp-split-backedge",
-             "trip-width": "-spp-counted-loop-trip-width"}
+SPP_FLAGS = {
+    "no-entry": "-spp-no-entry",
+    "no-backedge": "-spp-no-backedge",
+    "no-call": "-spp-no-call",
+    "all-backedges": "-spp-all-backedges",
+    "split-backedge": "-spp-split-backedge",
+    "trip-width": "-spp-counted-loop-trip-width",
+}
 
 
 def spp_flags(options: str) -> list[str]:
@@ -157,8 +167,10 @@ def gctoy_safepoint_verdict(module) -> dict[str, list[tuple[str, str]]]:
     verdict: dict[str, list[tuple[str, str]]] = {}
     for fn in module.definitions():
         names = LocalNames(fn)
-        verdict[fn.name] = [(names(u.value), names(u.instruction) if u.instruction.type != VOID
-                             else u.instruction.opcode) for u in find_unrelocated_uses(fn)]
+        verdict[fn.name] = [
+            (names(u.value), names(u.instruction) if u.instruction.type != VOID else u.instruction.opcode)
+            for u in find_unrelocated_uses(fn)
+        ]
     return verdict
 
 
@@ -186,7 +198,6 @@ NO_LLC = "(LLVM 14's llc is not installed: nothing to compare with)"
 # --- LLVM 14's llc: the machine code and the stack map of some IR (chapter 02 and later) ---------
 
 __all__ += ["not_installed", "llc14_asm", "llc14_stackmap", "llc14_disassembly"]
-
 
 
 def not_installed(result: str) -> bool:
@@ -260,8 +271,7 @@ def compare_shadow_stack_lowering(source: str, ours: str) -> str:
 def _llc14(llc: str, ir_text: str, args: tuple[str, ...], out: str) -> None:
     """Run ``llc`` (``-O2`` unless ``args`` name an ``-O`` level) on ``ir_text``, writing ``out``."""
     opt_level = () if any(a.startswith("-O") for a in args) else ("-O2",)
-    done = subprocess.run([llc, *opt_level, *args, "-o", out, "-"], input=ir_text,
-                          capture_output=True, text=True)
+    done = subprocess.run([llc, *opt_level, *args, "-o", out, "-"], input=ir_text, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
 
@@ -299,13 +309,15 @@ def llc14_stackmap(ir_text: str, *args: str) -> str:
     """``llvm-readobj --stackmap`` of the object LLVM 14's llc (``-O2`` and ``args``) makes of some IR;
     a sentence in parentheses where llc or llvm-readobj is not installed."""
     readobj = tool_path("llvm-readobj", 14)
-    return _with_object(ir_text, args, None if readobj is None else [readobj, "--stackmap"],
-                        "(LLVM 14's llvm-readobj is not installed)")
+    return _with_object(
+        ir_text, args, None if readobj is None else [readobj, "--stackmap"], "(LLVM 14's llvm-readobj is not installed)"
+    )
 
 
 def llc14_disassembly(ir_text: str, *args: str) -> str:
     """``objdump -d --no-show-raw-insn`` (GNU binutils) of the object LLVM 14's llc (``-O2`` and ``args``)
     makes of some IR; a sentence in parentheses where llc or objdump is not installed."""
     objdump = shutil.which("objdump")
-    return _with_object(ir_text, args, None if objdump is None else [objdump, "-d", "--no-show-raw-insn"],
-                        "(objdump is not installed)")
+    return _with_object(
+        ir_text, args, None if objdump is None else [objdump, "-d", "--no-show-raw-insn"], "(objdump is not installed)"
+    )

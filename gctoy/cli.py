@@ -3,6 +3,7 @@
 Errors in the user's input are printed as ``file:line:col: error: message``
 and exit with status 1; gctoy never shows a traceback for bad input.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,9 +32,11 @@ class _OneLineParser(argparse.ArgumentParser):
         if message.startswith("unrecognized arguments: "):
             unknown = message.removeprefix("unrecognized arguments: ").split()[0]
             message = f"unknown option '{unknown}'"
-        print(f"{self.prog}: error: {message}\n"
-              f"usage: {self.prog} [-passes=P1,P2] [-S] [-o OUT] [options] [IN.ll]  ({self.prog} -h lists them)",
-              file=sys.stderr)
+        print(
+            f"{self.prog}: error: {message}\n"
+            f"usage: {self.prog} [-passes=P1,P2] [-S] [-o OUT] [options] [IN.ll]  ({self.prog} -h lists them)",
+            file=sys.stderr,
+        )
         sys.exit(EXIT_USAGE)
 
 
@@ -79,36 +82,58 @@ def _opt_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("input", nargs="?", default="-", help="input .ll file ('-' or none: standard input)")
-    p.add_argument("-passes", "--passes", dest="passes", default=None,
-                   help="comma-separated pass pipeline (default: verify)")
+    p.add_argument(
+        "-passes", "--passes", dest="passes", default=None, help="comma-separated pass pipeline (default: verify)"
+    )
     p.add_argument("-S", dest="emit", action="store_true", help="print the module as IR text")
     p.add_argument("-o", dest="output", help="write the output here instead of standard output")
     ptr = p.add_mutually_exclusive_group()
-    ptr.add_argument("--typed-pointers", dest="opaque", action="store_false",
-                     help="print typed pointers such as 'i8 addrspace(1)*' (LLVM <= 14; the default)")
-    ptr.add_argument("--opaque-pointers", dest="opaque", action="store_true",
-                     help="print opaque pointers 'ptr addrspace(1)' (LLVM >= 15)")
+    ptr.add_argument(
+        "--typed-pointers",
+        dest="opaque",
+        action="store_false",
+        help="print typed pointers such as 'i8 addrspace(1)*' (LLVM <= 14; the default)",
+    )
+    ptr.add_argument(
+        "--opaque-pointers",
+        dest="opaque",
+        action="store_true",
+        help="print opaque pointers 'ptr addrspace(1)' (LLVM >= 15)",
+    )
     p.set_defaults(opaque=None)
-    p.add_argument("--statepoint-form", choices=["oldest", "middle", "modern"],
-                   help="rewrite every gc.statepoint into this historical signature")
-    p.add_argument("--implicit-declarations", action="store_true",
-                   help="declare functions and globals that are used but never declared (seed fragments)")
-    p.add_argument("--fix-numbering", action="store_true",
-                   help="accept %%N names out of sequence and renumber them")
+    p.add_argument(
+        "--statepoint-form",
+        choices=["oldest", "middle", "modern"],
+        help="rewrite every gc.statepoint into this historical signature",
+    )
+    p.add_argument(
+        "--implicit-declarations",
+        action="store_true",
+        help="declare functions and globals that are used but never declared (seed fragments)",
+    )
+    p.add_argument("--fix-numbering", action="store_true", help="accept %%N names out of sequence and renumber them")
     p.add_argument("--keep-comments", action="store_true", help="keep the input's comments in the output")
     add_disable_verify(p)
     rs = p.add_argument_group("rewrite-statepoints-for-gc options (gctoy's own)")
-    rs.add_argument("--rs4gc-non-relocating", action="store_true",
-                    help="for a collector that never moves objects: record live values, relocate nothing")
-    rs.add_argument("--rs4gc-alloca-roots", action="store_true",
-                    help="list allocas holding GC pointers in every statepoint's gc-live bundle (gctoy extension)")
+    rs.add_argument(
+        "--rs4gc-non-relocating",
+        action="store_true",
+        help="for a collector that never moves objects: record live values, relocate nothing",
+    )
+    rs.add_argument(
+        "--rs4gc-alloca-roots",
+        action="store_true",
+        help="list allocas holding GC pointers in every statepoint's gc-live bundle (gctoy extension)",
+    )
     return p
 
 
 def _with_pass_options(pipeline: str, flags: LLVMFlags, args) -> str:
     """Attach the LLVM flags (and gctoy's RS4GC flags) to each pass of the pipeline that reads them."""
-    extra = {"rewrite-statepoints-for-gc": flags.pass_options("rewrite-statepoints-for-gc"),
-             "place-safepoints": flags.pass_options("place-safepoints")}
+    extra = {
+        "rewrite-statepoints-for-gc": flags.pass_options("rewrite-statepoints-for-gc"),
+        "place-safepoints": flags.pass_options("place-safepoints"),
+    }
     if args.rs4gc_non_relocating:
         extra["rewrite-statepoints-for-gc"].append("non-relocating")
     if args.rs4gc_alloca_roots:
@@ -127,8 +152,9 @@ def _with_pass_options(pipeline: str, flags: LLVMFlags, args) -> str:
 def _pipeline(args, flags: LLVMFlags) -> str:
     """``-passes=`` or the legacy pass flags (not both, as LLVM's opt says), else ``verify``."""
     if flags.legacy_passes and args.passes is not None:
-        raise CommandLineError("cannot specify passes both with -passes= and as legacy pass flags "
-                               f"(-{flags.legacy_passes[0]})")
+        raise CommandLineError(
+            f"cannot specify passes both with -passes= and as legacy pass flags (-{flags.legacy_passes[0]})"
+        )
     if flags.legacy_passes:
         return ",".join(flags.legacy_passes)
     return args.passes if args.passes is not None else "verify"
@@ -147,8 +173,10 @@ def cmd_opt(argv: list[str]) -> int:
     if "opaque-pointers" in flags.values and args.opaque is None:
         args.opaque = bool(flags.values["opaque-pointers"])
     if flags.values.get("rs4gc-remat-derived-at-uses"):
-        parser.error("-rs4gc-remat-derived-at-uses=true is not supported: gctoy's rewrite-statepoints-for-gc "
-                     "never rematerializes derived pointers at their uses (use =false)")
+        parser.error(
+            "-rs4gc-remat-derived-at-uses=true is not supported: gctoy's rewrite-statepoints-for-gc "
+            "never rematerializes derived pointers at their uses (use =false)"
+        )
     try:
         pipeline = _with_pass_options(_pipeline(args, flags), flags, args)
     except CommandLineError as e:
@@ -157,13 +185,17 @@ def cmd_opt(argv: list[str]) -> int:
     filename = "<stdin>" if name == "-" else name
     try:
         if flags.values.get("safepoint-ir-verifier-print-only"):
-            pipeline = ",".join("verify-safepoints<print-only>"
-                                if e in ("verify<safepoint-ir>", "verify-safepoints", "verify-safepoint-ir") else e
-                                for e in (x.strip() for x in pipeline.split(",")))
+            pipeline = ",".join(
+                "verify-safepoints<print-only>"
+                if e in ("verify<safepoint-ir>", "verify-safepoints", "verify-safepoint-ir")
+                else e
+                for e in (x.strip() for x in pipeline.split(","))
+            )
         parse_pipeline(pipeline)
         text = read_text_input(name)
-        module = parse_module(text, filename, implicit_declarations=args.implicit_declarations,
-                              fix_numbering=args.fix_numbering)
+        module = parse_module(
+            text, filename, implicit_declarations=args.implicit_declarations, fix_numbering=args.fix_numbering
+        )
         for note in module.notes:
             print(note, file=sys.stderr)
         if not args.disable_verify:
@@ -188,8 +220,7 @@ def cmd_gcinfo_x86(argv: list[str]) -> int:
     return command(argv)
 
 
-COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_readobj,
-            "gcinfo-x86": cmd_gcinfo_x86}
+COMMANDS = {"opt": cmd_opt, "llc": cmd_llc, "run": cmd_run, "readobj": cmd_readobj, "gcinfo-x86": cmd_gcinfo_x86}
 
 
 #: Exit statuses of every command: the input and the run were fine; the input or the run failed
@@ -240,14 +271,16 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``gctoy`` console script; returns the exit status (see ``EXIT_*``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: gctoy <command> [options]\n\ncommands:\n"
-              "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
-              "  readobj  print an object's stack map as llvm-readobj --stackmap does\n"
-              "  gcinfo-x86  dump (gcdump text) or encode CoreCLR x86 GC info\n"
-              "  llc      lower IR to x86-64 assembly with its stack map (--target x86-32: with CoreCLR GC info)\n"
-              "  run      run IR (or an llc-compiled object) on the emulated machine under the moving collector\n\n"
-              "'gctoy <command> --help' describes a command.\n"
-              "exit status: 0 ok, 1 error in the input or the run, 2 usage error, 141 output pipe closed.")
+        print(
+            "usage: gctoy <command> [options]\n\ncommands:\n"
+            "  opt      parse LLVM IR, run passes (-passes=verify,...), print IR (-S)\n"
+            "  readobj  print an object's stack map as llvm-readobj --stackmap does\n"
+            "  gcinfo-x86  dump (gcdump text) or encode CoreCLR x86 GC info\n"
+            "  llc      lower IR to x86-64 assembly with its stack map (--target x86-32: with CoreCLR GC info)\n"
+            "  run      run IR (or an llc-compiled object) on the emulated machine under the moving collector\n\n"
+            "'gctoy <command> --help' describes a command.\n"
+            "exit status: 0 ok, 1 error in the input or the run, 2 usage error, 141 output pipe closed."
+        )
         return EXIT_OK if argv else EXIT_USAGE
     if argv[0] == "--version":
         from . import __version__

@@ -1,5 +1,6 @@
 """What the ``gctoy`` commands share: their common options, reading a module for ``llc``/``run``, and
 reporting bad input as ``file:line:col: error: message``."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,11 +15,15 @@ from .ir.verifier import check_module
 
 def add_regalloc(p: argparse.ArgumentParser) -> None:
     """The ``--regalloc`` / ``--no-regalloc`` flag of ``gctoy llc`` and ``gctoy run``."""
-    p.add_argument("--regalloc", action=argparse.BooleanOptionalAction, default=True,
-                   help="x86-64: keep values in registers (linear scan; GC pointers live across a statepoint in "
-                   "callee-saved registers, recorded as Register locations, or in spill slots), the default; "
-                   "--no-regalloc gives every value a stack slot (functions with vector, i128 or aggregate "
-                   "values always get slots)")
+    p.add_argument(
+        "--regalloc",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="x86-64: keep values in registers (linear scan; GC pointers live across a statepoint in "
+        "callee-saved registers, recorded as Register locations, or in spill slots), the default; "
+        "--no-regalloc gives every value a stack slot (functions with vector, i128 or aggregate "
+        "values always get slots)",
+    )
 
 
 #: GC pointers kept in callee-saved registers when --gc-registers is not given: none on x86-64 (llc 14's
@@ -28,11 +33,18 @@ DEFAULT_GC_REGISTERS = {"x86-64": 0, "x86-32": 2}
 
 def add_gc_registers(p: argparse.ArgumentParser) -> None:
     """``--gc-registers N`` (x86-64 also by llc's name, ``-max-registers-for-gc-values=N``)."""
-    p.add_argument("--gc-registers", "-max-registers-for-gc-values", dest="gc_registers", type=int, default=None,
-                   metavar="N", help="GC pointers in callee-saved registers across calls instead of stack slots. "
-                   "x86-64: up to N gc-live values per statepoint (default 0, as llc's "
-                   "-max-registers-for-gc-values); x86-32: up to N (0-3) per function in ESI/EDI/EBX (default 2); "
-                   "the stack walk finds them in the callees' save slots")
+    p.add_argument(
+        "--gc-registers",
+        "-max-registers-for-gc-values",
+        dest="gc_registers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="GC pointers in callee-saved registers across calls instead of stack slots. "
+        "x86-64: up to N gc-live values per statepoint (default 0, as llc's "
+        "-max-registers-for-gc-values); x86-32: up to N (0-3) per function in ESI/EDI/EBX (default 2); "
+        "the stack walk finds them in the callees' save slots",
+    )
 
 
 def gc_registers_for(p: argparse.ArgumentParser, args) -> int:
@@ -41,16 +53,24 @@ def gc_registers_for(p: argparse.ArgumentParser, args) -> int:
         return DEFAULT_GC_REGISTERS[args.target]
     top = 3 if args.target == "x86-32" else None
     if args.gc_registers < 0 or (top is not None and args.gc_registers > top):
-        p.error(f"--gc-registers takes 0 to {top} for x86-32" if top is not None
-                else "--gc-registers takes a number that is not negative")
+        p.error(
+            f"--gc-registers takes 0 to {top} for x86-32"
+            if top is not None
+            else "--gc-registers takes a number that is not negative"
+        )
     return args.gc_registers
 
 
 def add_disable_verify(p: argparse.ArgumentParser) -> None:
     """``-disable-verify``: skip the structural verifier that checks the input before anything else runs."""
-    p.add_argument("-disable-verify", "--disable-verify", dest="disable_verify", action="store_true",
-                   help="do not verify the input module first (as LLVM's flag; invalid IR may then be "
-                   "miscompiled or crash the tool)")
+    p.add_argument(
+        "-disable-verify",
+        "--disable-verify",
+        dest="disable_verify",
+        action="store_true",
+        help="do not verify the input module first (as LLVM's flag; invalid IR may then be "
+        "miscompiled or crash the tool)",
+    )
 
 
 def module_is_opaque(module) -> bool:
@@ -86,8 +106,7 @@ def read_module(path: str, implicit: bool, verify: bool = True, entry: str | Non
     return module
 
 
-def driver_module(path: str, place_safepoints: bool, implicit: bool, verify: bool = True,
-                   entry: str | None = None):
+def driver_module(path: str, place_safepoints: bool, implicit: bool, verify: bool = True, entry: str | None = None):
     """Read IR for ``llc``/``run`` (see read_module): a module still in the abstract machine model (calls, no
     statepoints) gets ``rewrite-statepoints-for-gc`` first (and ``place-safepoints`` if asked)."""
     from .ir.statepoint import statepoints

@@ -120,9 +120,14 @@ class Chapter:
     def _check_after(self, index: int) -> int:
         """The index of the check cell of the answer or lab cell at ``index`` (grade id '<id>-check'), or -1."""
         grade_id = self.cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        return next((i for i in range(index + 1, len(self.cells))
-                     if self.cells[i].get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"{grade_id}-check"),
-                    -1)
+        return next(
+            (
+                i
+                for i in range(index + 1, len(self.cells))
+                if self.cells[i].get("metadata", {}).get("nbgrader", {}).get("grade_id") == f"{grade_id}-check"
+            ),
+            -1,
+        )
 
     def _marked(self, key: str) -> list[tuple[int, Any, int, str]]:
         """(cell index, the cell's gctoy.KEY, check index, check source) of every cell marked with ``key``."""
@@ -135,15 +140,29 @@ class Chapter:
         return found
 
     def exercises(self) -> list[Exercise]:
-        return [Exercise(number=int(number), answer_index=index, check_index=check,
-                         answer_source=_source(self.cells[index]), check_source=check_source,
-                         wrong=list(self.cells[index]["metadata"]["gctoy"].get("wrong", [])))
-                for index, number, check, check_source in self._marked("exercise")]
+        return [
+            Exercise(
+                number=int(number),
+                answer_index=index,
+                check_index=check,
+                answer_source=_source(self.cells[index]),
+                check_source=check_source,
+                wrong=list(self.cells[index]["metadata"]["gctoy"].get("wrong", [])),
+            )
+            for index, number, check, check_source in self._marked("exercise")
+        ]
 
     def labs(self) -> list[Lab]:
-        return [Lab(module=module, cell_index=index, check_index=check, source=_source(self.cells[index]),
-                    check_source=check_source)
-                for index, module, check, check_source in self._marked("lab")]
+        return [
+            Lab(
+                module=module,
+                cell_index=index,
+                check_index=check,
+                source=_source(self.cells[index]),
+                check_source=check_source,
+            )
+            for index, module, check, check_source in self._marked("lab")
+        ]
 
 
 def load_chapter(path: Path) -> Chapter:
@@ -152,8 +171,13 @@ def load_chapter(path: Path) -> Chapter:
     first = _source(cells[0]).splitlines()[0] if cells else ""
     match = _TITLE.match(first)
     number, title = (match.group(1), match.group(2)) if match else ("", first)
-    headings = [line[3:].strip() for c in cells if c["cell_type"] == "markdown"
-                for line in _source(c).splitlines() if line.startswith("## ")]
+    headings = [
+        line[3:].strip()
+        for c in cells
+        if c["cell_type"] == "markdown"
+        for line in _source(c).splitlines()
+        if line.startswith("## ")
+    ]
     return Chapter(path=Path(path), number=number, title=title, cells=cells, headings=headings)
 
 
@@ -213,12 +237,22 @@ def release(notebooks: Path, out: Path) -> list[Path]:
         env = dict(os.environ)
         # nbgrader runs its database migrations with the `alembic` script installed beside Python
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-        command = [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force",
-                   "--CourseDirectory.root=" + str(root), "--log-level=WARN"]
+        command = [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "generate_assignment",
+            ASSIGNMENT,
+            "--force",
+            "--CourseDirectory.root=" + str(root),
+            "--log-level=WARN",
+        ]
         done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
         if done.returncode != 0:
-            raise RuntimeError(f"nbgrader generate_assignment failed (status {done.returncode}):\n"
-                               f"{done.stdout[-3000:]}{done.stderr[-3000:]}")
+            raise RuntimeError(
+                f"nbgrader generate_assignment failed (status {done.returncode}):\n"
+                f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
+            )
         made = root / "release" / ASSIGNMENT
         if out.exists():
             shutil.rmtree(out)

@@ -116,7 +116,7 @@ def _write_all(fd: int, data: bytes) -> None:
     """``os.write`` until every byte is out: a short write (the reader went away) is retried, so it fails."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view[:1 << 16]):]
+        view = view[os.write(fd, view[: 1 << 16]) :]
 
 
 def _stdout_fd() -> int | None:

@@ -68,16 +68,20 @@ def blob_name(args: list[str]) -> str:
 # --------------------------------------------------------------------------- commands
 
 
-_BLOB_HELP = (f"hex bytes (spaces allowed), a file of hex text or raw bytes, or '-' for standard input "
-              f"(at most {MAX_INPUT_BYTES >> 20} MiB)")
+_BLOB_HELP = (
+    f"hex bytes (spaces allowed), a file of hex text or raw bytes, or '-' for standard input "
+    f"(at most {MAX_INPUT_BYTES >> 20} MiB)"
+)
 
 
 # Built once per process (parsing leaves a parser as it was): building it costs more than decoding a blob.
 @functools.cache
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gctoy gcinfo-x86",
-                                description="Decode, print and encode CoreCLR x86 (JIT32) GC info.",
-                                epilog=f"Inputs larger than {MAX_INPUT_BYTES >> 20} MiB are refused.")
+    p = argparse.ArgumentParser(
+        prog="gctoy gcinfo-x86",
+        description="Decode, print and encode CoreCLR x86 (JIT32) GC info.",
+        epilog=f"Inputs larger than {MAX_INPUT_BYTES >> 20} MiB are refused.",
+    )
     sub = p.add_subparsers(dest="action", required=True)
 
     def output(q: argparse.ArgumentParser) -> None:
@@ -85,22 +89,36 @@ def _parser() -> argparse.ArgumentParser:
 
     def common(q: argparse.ArgumentParser) -> None:
         output(q)
-        q.add_argument("--gcinfo-version", type=int, default=CURRENT_VERSION, choices=VERSIONS,
-                       help=f"GC info format version (default {CURRENT_VERSION})")
-        q.add_argument("--legacy", action="store_true",
-                       help="old (.NET Framework era) blobs: no argTabOffset, absolute untracked offsets")
+        q.add_argument(
+            "--gcinfo-version",
+            type=int,
+            default=CURRENT_VERSION,
+            choices=VERSIONS,
+            help=f"GC info format version (default {CURRENT_VERSION})",
+        )
+        q.add_argument(
+            "--legacy",
+            action="store_true",
+            help="old (.NET Framework era) blobs: no argTabOffset, absolute untracked offsets",
+        )
 
     d = sub.add_parser("dump", help="print a blob as CoreCLR's gcdump does")
     d.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)
     d.add_argument("--at", metavar="OFFSET", help="also classify this code offset and list its live references")
     d.add_argument("--caller", action="store_true", help="with --at: the frame is not the leaf (curOffs-1 rules)")
     common(d)
-    e = sub.add_parser("encode", help="print the blob of a JSON method description as hex",
-                       description="Encode a JSON method description: keys method_size, header, epilogs, "
-                       "no_gc_regions, untracked, lifetimes, pointer_table ('gctoy gcinfo-x86 schema' shows "
-                       "their shapes, 'gctoy gcinfo-x86 spec HEX' an example).")
-    e.add_argument("spec", metavar="SPEC.json",
-                   help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)")
+    e = sub.add_parser(
+        "encode",
+        help="print the blob of a JSON method description as hex",
+        description="Encode a JSON method description: keys method_size, header, epilogs, "
+        "no_gc_regions, untracked, lifetimes, pointer_table ('gctoy gcinfo-x86 schema' shows "
+        "their shapes, 'gctoy gcinfo-x86 spec HEX' an example).",
+    )
+    e.add_argument(
+        "spec",
+        metavar="SPEC.json",
+        help=f"the method description ('-' for standard input; at most {MAX_INPUT_BYTES >> 20} MiB)",
+    )
     common(e)
     s = sub.add_parser("spec", help="print the JSON method description of a blob")
     s.add_argument("blob", nargs="+", metavar="HEX|FILE", help=_BLOB_HELP)
@@ -118,8 +136,7 @@ def _dump(args) -> str:
         except ValueError:
             raise SpecError("", f"--at: not a number: {args.at!r}") from None
         out += classify_offset(data, offset, args.gcinfo_version, legacy=args.legacy) + "\n"
-        refs = gc_refs_at(data, offset, active_frame=not args.caller, version=args.gcinfo_version,
-                          legacy=args.legacy)
+        refs = gc_refs_at(data, offset, active_frame=not args.caller, version=args.gcinfo_version, legacy=args.legacy)
         frame = "caller frame" if args.caller else "active frame"
         out += f"Live references at {offset:04X} ({frame}): {len(refs)}\n"
         for ref in refs:

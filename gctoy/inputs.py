@@ -6,6 +6,7 @@ or :func:`read_bytes_input` (objects, GC-info blobs).  Both read in chunks and s
 (``gctoy opt - < /dev/zero``) ends in a clear error instead of filling the memory.
 Text that is not UTF-8 is reported at the line and column of the first bad byte.
 """
+
 from __future__ import annotations
 
 import sys
@@ -27,8 +28,7 @@ class InputError(GCToyError):
     ``file: error: message (byte offset N)`` for a binary place, else ``file: error: message``.
     """
 
-    def __init__(self, filename: str, message: str, line: int = 0, column: int = 0,
-                 offset: int | None = None) -> None:
+    def __init__(self, filename: str, message: str, line: int = 0, column: int = 0, offset: int | None = None) -> None:
         self.filename = filename
         self.message = message
         self.line = line
@@ -95,5 +95,9 @@ def read_text_input(path_or_dash: str, limit: int = TEXT_INPUT_LIMIT) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line, col = _line_col(data, e.start)
-        raise InputError(display_name(path_or_dash), f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot "
-                         f"start or continue a character (byte offset {e.start})", line, col) from None
+        raise InputError(
+            display_name(path_or_dash),
+            f"not UTF-8 text: byte 0x{data[e.start]:02x} cannot start or continue a character (byte offset {e.start})",
+            line,
+            col,
+        ) from None

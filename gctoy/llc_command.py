@@ -1,4 +1,5 @@
 """``gctoy llc``: lower IR to x86-64 assembly with its stack map, or to x86-32 with CoreCLR GC info."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,17 +20,27 @@ from .errors import GCToyError
 
 def cmd_llc(argv: list[str]) -> int:
     """``gctoy llc``: lower IR to x86-64 assembly with its stack map (like LLVM's llc)."""
-    p = argparse.ArgumentParser(prog="gctoy llc", description="Lower LLVM IR to x86-64 assembly text, "
-                                "with the stack map that describes each statepoint.")
+    p = argparse.ArgumentParser(
+        prog="gctoy llc",
+        description="Lower LLVM IR to x86-64 assembly text, with the stack map that describes each statepoint.",
+    )
     p.add_argument("input", help="input .ll file")
     p.add_argument("-o", dest="output", help="write the assembly here instead of standard output")
     p.add_argument("--place-safepoints", action="store_true", help="run place-safepoints before RS4GC")
     p.add_argument("--implicit-declarations", action="store_true", help="declare what the input leaves undeclared")
-    p.add_argument("--target", choices=["x86-64", "x86-32"], default="x86-64",
-                   help="x86-32: lower the IR as written with CoreCLR's JIT32 conventions and print each "
-                   "method's x86 GC info (bytes and gcdump text) instead of a stack map")
-    p.add_argument("--frame", choices=["auto", "ebp", "esp"], default="auto",
-                   help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice")
+    p.add_argument(
+        "--target",
+        choices=["x86-64", "x86-32"],
+        default="x86-64",
+        help="x86-32: lower the IR as written with CoreCLR's JIT32 conventions and print each "
+        "method's x86 GC info (bytes and gcdump text) instead of a stack map",
+    )
+    p.add_argument(
+        "--frame",
+        choices=["auto", "ebp", "esp"],
+        default="auto",
+        help="x86-32 only: EBP frames, EBP-less frames, or the code generator's choice",
+    )
     add_gc_registers(p)
     add_regalloc(p)
     add_disable_verify(p)
@@ -41,8 +52,7 @@ def cmd_llc(argv: list[str]) -> int:
     from .stackmap import format_stackmap
 
     try:
-        module = driver_module(args.input, args.place_safepoints, args.implicit_declarations,
-                                not args.disable_verify)
+        module = driver_module(args.input, args.place_safepoints, args.implicit_declarations, not args.disable_verify)
         from .passes import run
 
         run(module, "lower-gc-barriers")  # llc's gc-lowering: barriers become code, frame roots start null
@@ -60,9 +70,12 @@ def cmd_llc(argv: list[str]) -> int:
 
         data = emit(compiled.stackmap)
         parts += ["", '\t.section .llvm_stackmaps,"a"', "__LLVM_StackMaps:"]
-        parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in data[i:i + 16]) for i in range(0, len(data), 16)]
-        parts += ["", "# the section above, as llvm-readobj --stackmap prints it (function addresses are",
-                  "# those of gctoy's image):"]
+        parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in data[i : i + 16]) for i in range(0, len(data), 16)]
+        parts += [
+            "",
+            "# the section above, as llvm-readobj --stackmap prints it (function addresses are",
+            "# those of gctoy's image):",
+        ]
         parts += ["# " + line for line in format_stackmap(compiled.stackmap).splitlines()]
     return write_lines(parts, args.output)
 
@@ -85,6 +98,6 @@ def llc_x86_32(args) -> int:
     for name, info in infos.items():
         blob = encode(info)
         parts += ["", f"__gcinfo_{mangle(name)}:"]
-        parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in blob[i:i + 16]) for i in range(0, len(blob), 16)]
+        parts += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in blob[i : i + 16]) for i in range(0, len(blob), 16)]
         parts += ["# " + line if line else "#" for line in gcdump(blob).splitlines()]
     return write_lines(parts, args.output)

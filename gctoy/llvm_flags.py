@@ -6,6 +6,7 @@ A boolean takes ``=true``/``=false`` (or ``=1``/``=0``); a number takes ``=N`` o
 :func:`split_llvm_flags` takes those out of the argument list before argparse sees the rest, and
 also the legacy pass manager's pass flags (``opt -rewrite-statepoints-for-gc``, ``-place-safepoints``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -79,8 +79,10 @@ class LLVMResults:
         """One line for the chapter: which tools run, or that the stored answers are shown."""
         if self.installed:
             return f"llc: {self.llc}  llvm-readobj: {self.readobj}"
-        return (f"LLVM {self.version} is not installed: the cells below show the results stored with gctoy "
-                f"(made by LLVM {self.version}'s llc and llvm-readobj)")
+        return (
+            f"LLVM {self.version} is not installed: the cells below show the results stored with gctoy "
+            f"(made by LLVM {self.version}'s llc and llvm-readobj)"
+        )
 
     # ------------------------------------------------------------------ the stored answers
 
@@ -95,12 +97,14 @@ class LLVMResults:
         if not path.exists():
             raise StoredResultError(
                 f"no stored LLVM result {path.relative_to(STORE.parent)}; run the chapter where LLVM "
-                f"{self.version} is installed with {REFRESH_ENV}=1 to store it")
+                f"{self.version} is installed with {REFRESH_ENV}=1 to store it"
+            )
         stored = path.read_bytes()
         if fresh is not None and fresh != stored:
             raise StoredResultError(
                 f"LLVM {self.version} now answers differently from the stored {path.relative_to(STORE.parent)}; "
-                f"refresh the store with {REFRESH_ENV}=1")
+                f"refresh the store with {REFRESH_ENV}=1"
+            )
         return stored
 
     # ------------------------------------------------------------------ the tools
@@ -114,8 +118,9 @@ class LLVMResults:
         if self.llc is not None:
             # run in the working folder on a relative name: the object then records "name.ll" as its
             # source file, not a temporary path, and the same input always gives the same bytes
-            subprocess.run([self.llc, "-O2", "-filetype=obj", *flags, source.name, "-o", obj.name],
-                           cwd=self.work, check=True)
+            subprocess.run(
+                [self.llc, "-O2", "-filetype=obj", *flags, source.name, "-o", obj.name], cwd=self.work, check=True
+            )
             fresh = obj.read_bytes()
         data = self._stored(f"{name}-{_key('llc-obj', *flags, ir_text)}.o", fresh)
         if fresh is None:
@@ -128,9 +133,10 @@ class LLVMResults:
         data = obj.read_bytes()
         fresh = None
         if self.readobj is not None:
-            text = subprocess.run([self.readobj, "--stackmap", str(obj)], capture_output=True, text=True,
-                                  check=True).stdout
-            fresh = text[text.index("LLVM StackMap Version"):].encode("utf-8")
+            text = subprocess.run(
+                [self.readobj, "--stackmap", str(obj)], capture_output=True, text=True, check=True
+            ).stdout
+            fresh = text[text.index("LLVM StackMap Version") :].encode("utf-8")
         return self._stored(f"{obj.stem}-{_key('readobj-stackmap', data)}.txt", fresh).decode("utf-8")
 
     def llc_text(self, ir_text: str, name: str, *flags: str) -> ToolAnswer:

@@ -128,8 +128,9 @@ def find_llvm(version: int) -> tuple[LLVMTools | None, str]:
     opt, llc, llvm_readobj = found["opt"], found["llc"], found["llvm-readobj"]
     if opt is None or llc is None or llvm_readobj is None:
         missing = [name for name, path in found.items() if path is None]
-        reason = (f"LLVM {version} not installed: {', '.join(missing)} not found{_where()} "
-                  f"(apt-get install llvm-{version})")
+        reason = (
+            f"LLVM {version} not installed: {', '.join(missing)} not found{_where()} (apt-get install llvm-{version})"
+        )
         return None, reason
     tools = LLVMTools(version=version, opt=opt, llc=llc, llvm_readobj=llvm_readobj)
     return tools, ""
@@ -150,8 +151,9 @@ def hidden_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_tool(path: Path | str, args: list[str], input_text: str | None = None,
-             timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_tool(
+    path: Path | str, args: list[str], input_text: str | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """Run an LLVM tool with text on stdin; stdout and stderr are captured as text."""
     return subprocess.run([str(path), *args], input=input_text, capture_output=True, text=True, timeout=timeout)
 

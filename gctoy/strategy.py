@@ -37,6 +37,7 @@ gctoy adds three strategies of its own that exercise the seed's other flags:
 * ``gctoy-cardmark``: a custom write barrier that marks a card (gctoy.passes.lower_barriers);
 * ``gctoy-readbarrier``: a custom read barrier that follows a forwarding header word.
 """
+
 from __future__ import annotations
 
 import enum
@@ -48,9 +49,9 @@ from .errors import GCToyError
 class PointKind(enum.Enum):
     """The seed's ``GC::PointKind``: where a collector may stop a function."""
 
-    LOOP = "Loop"          # a backward branch
-    RETURN = "Return"      # a return instruction
-    PRE_CALL = "PreCall"   # a call instruction
+    LOOP = "Loop"  # a backward branch
+    RETURN = "Return"  # a return instruction
+    PRE_CALL = "PreCall"  # a call instruction
     POST_CALL = "PostCall"  # the return address of a call
 
     @property
@@ -83,9 +84,11 @@ class GCStrategy:
     def __post_init__(self) -> None:
         object.__setattr__(self, "needed_safe_points", frozenset(self.needed_safe_points))
         if self.use_statepoints and (self.custom_roots or self.needed_safe_points or self.uses_metadata):
-            raise GCToyError(f"strategy {self.name!r}: a statepoint strategy cannot also ask for gcroot "
-                             "lowering, safe points or metadata (LLVM: 'none of the other options can be "
-                             "anything but their default values')")
+            raise GCToyError(
+                f"strategy {self.name!r}: a statepoint strategy cannot also ask for gcroot "
+                "lowering, safe points or metadata (LLVM: 'none of the other options can be "
+                "anything but their default values')"
+            )
 
     @property
     def safe_point_mask(self) -> int:
@@ -99,29 +102,51 @@ class GCStrategy:
 
     def llvm14_fields(self) -> dict[str, bool]:
         """The three fields LLVM 14's GCStrategy still has, as this strategy would set them."""
-        return {"UseStatepoints": self.use_statepoints,
-                "NeededSafePoints": bool(self.needed_safe_points),
-                "UsesMetadata": self.uses_metadata}
+        return {
+            "UseStatepoints": self.use_statepoints,
+            "NeededSafePoints": bool(self.needed_safe_points),
+            "UsesMetadata": self.uses_metadata,
+        }
 
 
 _POST_CALL = frozenset({PointKind.POST_CALL})
 
 BUILTIN_STRATEGIES: tuple[GCStrategy, ...] = (
-    GCStrategy("shadow-stack", custom_roots=True,
-               description="very portable GC for uncooperative code generators (a linked list of frames)"),
-    GCStrategy("statepoint-example", use_statepoints=True,
-               description="an example strategy for statepoints; GC pointers live in addrspace(1)"),
+    GCStrategy(
+        "shadow-stack",
+        custom_roots=True,
+        description="very portable GC for uncooperative code generators (a linked list of frames)",
+    ),
+    GCStrategy(
+        "statepoint-example",
+        use_statepoints=True,
+        description="an example strategy for statepoints; GC pointers live in addrspace(1)",
+    ),
     GCStrategy("coreclr", use_statepoints=True, description="CoreCLR-compatible GC (statepoints)"),
-    GCStrategy("erlang", needed_safe_points=_POST_CALL, uses_metadata=True,
-               description="erlang-compatible garbage collector (frametable printer)"),
-    GCStrategy("ocaml", needed_safe_points=_POST_CALL, uses_metadata=True,
-               description="ocaml 3.10-compatible GC (frametable printer)"),
-    GCStrategy("gctoy-gcmap", needed_safe_points=ALL_POINT_KINDS, uses_metadata=True,
-               description="roots in the frame, the seed's compact __gcmap_<function> table"),
-    GCStrategy("gctoy-cardmark", custom_write_barriers=True,
-               description="card-marking write barrier over gctoy's heap"),
-    GCStrategy("gctoy-readbarrier", custom_read_barriers=True,
-               description="read barrier that follows a forwarding header word"),
+    GCStrategy(
+        "erlang",
+        needed_safe_points=_POST_CALL,
+        uses_metadata=True,
+        description="erlang-compatible garbage collector (frametable printer)",
+    ),
+    GCStrategy(
+        "ocaml",
+        needed_safe_points=_POST_CALL,
+        uses_metadata=True,
+        description="ocaml 3.10-compatible GC (frametable printer)",
+    ),
+    GCStrategy(
+        "gctoy-gcmap",
+        needed_safe_points=ALL_POINT_KINDS,
+        uses_metadata=True,
+        description="roots in the frame, the seed's compact __gcmap_<function> table",
+    ),
+    GCStrategy(
+        "gctoy-cardmark", custom_write_barriers=True, description="card-marking write barrier over gctoy's heap"
+    ),
+    GCStrategy(
+        "gctoy-readbarrier", custom_read_barriers=True, description="read barrier that follows a forwarding header word"
+    ),
 )
 
 _REGISTRY: dict[str, GCStrategy] = {s.name: s for s in BUILTIN_STRATEGIES}
@@ -154,8 +179,9 @@ def get_strategy(name: str) -> GCStrategy:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnknownStrategyError(f"unsupported GC: {name!r} (known strategies: "
-                                   f"{', '.join(known_strategies())})") from None
+        raise UnknownStrategyError(
+            f"unsupported GC: {name!r} (known strategies: {', '.join(known_strategies())})"
+        ) from None
 
 
 def strategy_of(function) -> GCStrategy | None:
@@ -165,6 +191,14 @@ def strategy_of(function) -> GCStrategy | None:
 
 
 __all__ = [
-    "ALL_POINT_KINDS", "BUILTIN_STRATEGIES", "GCStrategy", "PointKind", "UnknownStrategyError",
-    "get_strategy", "known_strategies", "register_strategy", "strategy_of", "unregister_strategy",
+    "ALL_POINT_KINDS",
+    "BUILTIN_STRATEGIES",
+    "GCStrategy",
+    "PointKind",
+    "UnknownStrategyError",
+    "get_strategy",
+    "known_strategies",
+    "register_strategy",
+    "strategy_of",
+    "unregister_strategy",
 ]

@@ -74,7 +74,7 @@ class Stage:
 
     name: str
     ir: str
-    diff: tuple[tuple[str, str], ...]   # (' ', '+' or '-', line)
+    diff: tuple[tuple[str, str], ...]  # (' ', '+' or '-', line)
 
     @property
     def changed(self) -> bool:
@@ -88,10 +88,10 @@ class CodeLine:
     address: int
     data: bytes
     text: str
-    label: str = ""            # a symbol that starts here (function name, statepoint label)
+    label: str = ""  # a symbol that starts here (function name, statepoint label)
     record: int | None = None  # the stack-map record whose call this is
     source_line: int | None = None  # assembly mode: the reader's line
-    source: str = ""           # IR mode: the line of gctoy's assembly text that Keystone made these bytes from
+    source: str = ""  # IR mode: the line of gctoy's assembly text that Keystone made these bytes from
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class RunOutcome:
     result: int | None = None
     collections: int = 0
     stats: str = ""
-    trace: Any = None   # gctoy.runtime.trace.Trace for the stepper (x86-64 statepoint programs)
+    trace: Any = None  # gctoy.runtime.trace.Trace for the stepper (x86-64 statepoint programs)
 
 
 @dataclass
@@ -120,7 +120,7 @@ class IRResult:
     stages: list[Stage] = field(default_factory=list)
     code: list[CodeLine] = field(default_factory=list)
     records: list[RecordLink] = field(default_factory=list)
-    gcinfo: str = ""            # x86-32: the GC info of each function, as gcdump text
+    gcinfo: str = ""  # x86-32: the GC info of each function, as gcdump text
     #: shadow-stack lowering: (function, the FrameMap global as IR) for each function with roots
     frame_maps: list[tuple[str, str]] = field(default_factory=list)
     run: RunOutcome | None = None
@@ -190,7 +190,7 @@ def _problem(stage: str, error: BaseException, source: str) -> Problem:
         message = f"{type(error).__name__}: {message}"
     at = _AT.match(message)
     if at:
-        return Problem(stage, message[at.end():], int(at.group(1)), int(at.group(2)))
+        return Problem(stage, message[at.end() :], int(at.group(1)), int(at.group(2)))
     return Problem(stage, message, _locate(message, source))
 
 
@@ -207,8 +207,9 @@ def _disassemble(code: bytes, base: int, arch: str) -> list[tuple[int, bytes, st
     from gctoy.emu.asm import detailed_disassembler
 
     cs = detailed_disassembler(arch)
-    return [(insn.address, bytes(insn.bytes), f"{insn.mnemonic} {insn.op_str}".strip())
-            for insn in cs.disasm(code, base)]
+    return [
+        (insn.address, bytes(insn.bytes), f"{insn.mnemonic} {insn.op_str}".strip()) for insn in cs.disasm(code, base)
+    ]
 
 
 # ----------------------------------------------------------------------------- IR mode
@@ -252,9 +253,10 @@ def run_ir(
         after = print_module(module)
         result.stages.append(Stage(step, after, _diff(current, after)))
         current = after
-    prefix = "@__gc_"   # gctoy.runtime.shadowstack.FRAME_MAP_PREFIX, as printed
-    result.frame_maps = [(line.split(" = ", 1)[0][len(prefix):], line) for line in current.splitlines()
-                         if line.startswith(prefix)]
+    prefix = "@__gc_"  # gctoy.runtime.shadowstack.FRAME_MAP_PREFIX, as printed
+    result.frame_maps = [
+        (line.split(" = ", 1)[0][len(prefix) :], line) for line in current.splitlines() if line.startswith(prefix)
+    ]
     if target == "x86-32":
         _lower_x86_32(module, result, text, execute, stress, max_instructions, max_seconds)
     else:
@@ -262,8 +264,9 @@ def run_ir(
     return result
 
 
-def _lower_x86_64(module, result: IRResult, source: str, execute: bool, stress: bool,
-                  max_instructions: int, max_seconds: float) -> None:
+def _lower_x86_64(
+    module, result: IRResult, source: str, execute: bool, stress: bool, max_instructions: int, max_seconds: float
+) -> None:
     from gctoy.codegen import compile_module
     from gctoy.runtime.shadowstack import lower_for_shadow_stack
     from gctoy.stackmap import format_location
@@ -279,8 +282,14 @@ def _lower_x86_64(module, result: IRResult, source: str, execute: bool, stress: 
     for fn_record, fn_records in compiled.stackmap.records_by_function():
         for rec in fn_records:
             locations = tuple(format_location(loc, compiled.stackmap.constants) for loc in rec.locations)
-            sites.append((names.get(fn_record.address, "?"), fn_record.address + rec.instruction_offset,
-                          f"id {rec.id}, {len(rec.locations)} locations", locations))
+            sites.append(
+                (
+                    names.get(fn_record.address, "?"),
+                    fn_record.address + rec.instruction_offset,
+                    f"id {rec.id}, {len(rec.locations)} locations",
+                    locations,
+                )
+            )
     _link_code(result, compiled, "x86_64", sites, "record")
     if execute:
         _execute_x86_64(module, result, source, stress, max_instructions, max_seconds)
@@ -306,12 +315,15 @@ def _link_code(result: IRResult, compiled, arch: str, sites, what: str) -> None:
         if call is not None:
             calls[call] = index
         result.records.append(RecordLink(index, function, ra, call, f"{what} {index}: {summary}", locations))
-    result.code = [CodeLine(address, data, text, labels.get(address, ""), calls.get(address), source=source)
-                   for (address, data, text), source in zip(listing, sources)]
+    result.code = [
+        CodeLine(address, data, text, labels.get(address, ""), calls.get(address), source=source)
+        for (address, data, text), source in zip(listing, sources)
+    ]
 
 
-def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_instructions: int,
-                    max_seconds: float) -> None:
+def _execute_x86_64(
+    module, result: IRResult, source: str, stress: bool, max_instructions: int, max_seconds: float
+) -> None:
     from gctoy.runtime.run import run_module
     from gctoy.runtime.trace import record_trace
 
@@ -325,24 +337,27 @@ def _execute_x86_64(module, result: IRResult, source: str, stress: bool, max_ins
         # one recorded run gives the stepper its states and the pane its output: the program is
         # compiled and run once (a failure is run again plainly below, for its message)
         try:
-            trace = record_trace(module, stress=stress, max_states=MAX_STATES,
-                                 max_instructions=max_instructions, max_seconds=max_seconds)
+            trace = record_trace(
+                module, stress=stress, max_states=MAX_STATES, max_instructions=max_instructions, max_seconds=max_seconds
+            )
             outcome.printed, outcome.result = list(trace.printed), trace.result
             outcome.collections, outcome.stats, outcome.trace = trace.collections, trace.stats, trace
             return
         except Exception:  # noqa: BLE001
             pass
     try:
-        done = run_module(module, stress=stress, verify=True, max_instructions=max_instructions,
-                          max_seconds=max_seconds)
+        done = run_module(
+            module, stress=stress, verify=True, max_instructions=max_instructions, max_seconds=max_seconds
+        )
         outcome.printed, outcome.result = list(done.printed), done.result
         outcome.collections, outcome.stats = done.stats.collections, done.stats.summary()
     except Exception as error:  # noqa: BLE001
         result.problem = _problem("run", error, source)
 
 
-def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: bool,
-                  max_instructions: int, max_seconds: float) -> None:
+def _lower_x86_32(
+    module, result: IRResult, source: str, execute: bool, stress: bool, max_instructions: int, max_seconds: float
+) -> None:
     from gctoy.coreclr.gcdump import gcdump
     from gctoy.coreclr.section import GCINFO_SECTION, read_gcinfo_section
     from gctoy.runtime.run32 import Runtime32
@@ -354,8 +369,11 @@ def _lower_x86_32(module, result: IRResult, source: str, execute: bool, stress: 
         result.problem = _problem("x86-32 lowering", error, source)
         return
     image = compiled.image
-    sites = [(fn.name, image.address_of(site.label), f"in {fn.name}, {site.pushed} bytes of arguments pushed", ())
-             for fn in compiled.functions for site in fn.calls]
+    sites = [
+        (fn.name, image.address_of(site.label), f"in {fn.name}, {site.pushed} bytes of arguments pushed", ())
+        for fn in compiled.functions
+        for site in fn.calls
+    ]
     _link_code(result, compiled, "x86_32", sites, "call site")
     blobs = read_gcinfo_section(image.sections[GCINFO_SECTION])
     starts = {f.address: f.name for f in compiled.functions}
@@ -465,7 +483,7 @@ def _assembly_problem(error: BaseException, text: str, arch: str, timeout: float
     message = str(error) or type(error).__name__
     match = _LINE_PREFIX.match(message)
     if match:
-        return Problem("assemble", message[match.end():], int(match.group(1)))
+        return Problem("assemble", message[match.end() :], int(match.group(1)))
     if "did not finish" in message or "crashed" in message or "memory" in message:
         return Problem("assemble", message)
     return Problem("assemble", message, _first_failing_line(text, arch, min(timeout, 2.0)))
@@ -484,9 +502,9 @@ def _first_failing_line(text: str, arch: str, timeout: float) -> int | None:
         except Exception:  # noqa: BLE001 - any refusal counts
             return True
 
-    low, high = 0, len(lines)   # prefix `low` passes (the empty text does), prefix `high` fails
+    low, high = 0, len(lines)  # prefix `low` passes (the empty text does), prefix `high` fails
     if not fails(high):
-        return None             # fails only as a whole (an undefined label, say)
+        return None  # fails only as a whole (an undefined label, say)
     for _ in range(16):
         if high - low <= 1:
             break
@@ -515,13 +533,17 @@ def main(argv: list[str] | None = None) -> int:
 
     from gctoy.inputs import InputError, read_text_input
 
-    parser = argparse.ArgumentParser(prog="python -m gctoy.workbench",
-                                     description=(main.__doc__ or "").partition("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m gctoy.workbench", description=(main.__doc__ or "").partition("\n")[0]
+    )
     parser.add_argument("input", help="a file of LLVM IR (or x86 assembly with --assembly); - for standard input")
     parser.add_argument("--assembly", action="store_true", help="assemble and single-step x86 assembly")
     parser.add_argument("--target", choices=TARGETS, default="x86-64")
-    parser.add_argument("--steps", default="rewrite-statepoints-for-gc,verify-safepoints",
-                        help=f"comma-separated pipeline steps, from: {', '.join(PIPELINE_STEPS)}")
+    parser.add_argument(
+        "--steps",
+        default="rewrite-statepoints-for-gc,verify-safepoints",
+        help=f"comma-separated pipeline steps, from: {', '.join(PIPELINE_STEPS)}",
+    )
     args = parser.parse_args(argv)
     try:
         text = read_text_input(args.input)

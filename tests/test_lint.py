@@ -1,4 +1,5 @@
-"""ruff (lint and imports) over the whole repository, and mypy over the packages that type-check clean.
+"""ruff (lint and imports) over the whole repository, ruff's formatter over gctoy and tools, and mypy over
+the packages that type-check clean.
 
 The configuration is in pyproject.toml ([tool.ruff], [tool.mypy]). The mypy list grows as packages are
 brought to zero errors; a package on it that gains an error fails here.
@@ -36,6 +37,21 @@ def test_ruff_sees_a_planted_problem(tmp_path):
     r = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--config",
                         str(ROOT / "pyproject.toml"), str(bad)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and "F401" in r.stdout, r.stdout
+
+
+def test_ruff_format_changes_nothing():
+    """gctoy and tools are laid out as ``ruff format`` lays them out (but the tables pyproject.toml excludes)."""
+    r = subprocess.run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, "run 'ruff format' on: " + r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_ruff_format_sees_a_planted_problem(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("x = {'a':1}\n")
+    r = subprocess.run([sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "--config",
+                        str(ROOT / "pyproject.toml"), str(bad)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "bad.py" in r.stdout, r.stdout
 
 
 def test_mypy_finds_nothing_in_the_clean_packages():

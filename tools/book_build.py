@@ -86,7 +86,7 @@ class CopyRule:
             return self.dest if member == self.prefix else None
         if not member.startswith(self.prefix):
             return None
-        rest = member[len(self.prefix):]
+        rest = member[len(self.prefix) :]
         if not rest or any(_excluded(rest, pattern) for pattern in self.exclude):
             return None
         return f"{self.dest}/{rest}"
@@ -189,9 +189,17 @@ def _npm_pack(npm: str, packages: Sequence[VendoredPackage], dest: Path) -> dict
     # --prefer-offline: tarballs already in npm's cache are used without asking the registry;
     # the retry settings make an unreachable registry fail in seconds instead of minutes.
     command = [
-        npm, "pack", "--json", "--pack-destination", str(dest), *(p.spec for p in packages),
-        "--prefer-offline", "--fetch-retries=1", "--fetch-retry-mintimeout=1000",
-        "--fetch-retry-maxtimeout=4000", "--fetch-timeout=60000",
+        npm,
+        "pack",
+        "--json",
+        "--pack-destination",
+        str(dest),
+        *(p.spec for p in packages),
+        "--prefer-offline",
+        "--fetch-retries=1",
+        "--fetch-retry-mintimeout=1000",
+        "--fetch-retry-maxtimeout=4000",
+        "--fetch-timeout=60000",
     ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=NPM_TIMEOUT_S)

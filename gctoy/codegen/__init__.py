@@ -5,7 +5,18 @@ from .x86_64 import STACKMAP_SECTION, CompiledFunction, CompiledModule, compile,
 from .x86_32 import CompiledFunction32, CompiledModule32, compile_module32
 
 __all__ = [
-    "ARG_REGISTERS", "CodegenError", "CompiledFunction", "CompiledModule", "Frame", "STACKMAP_SECTION",
-    "align_of", "compile", "compile_module", "field_offset", "size_of",
-    "CompiledFunction32", "CompiledModule32", "compile_module32",
+    "ARG_REGISTERS",
+    "CodegenError",
+    "CompiledFunction",
+    "CompiledModule",
+    "Frame",
+    "STACKMAP_SECTION",
+    "align_of",
+    "compile",
+    "compile_module",
+    "field_offset",
+    "size_of",
+    "CompiledFunction32",
+    "CompiledModule32",
+    "compile_module32",
 ]

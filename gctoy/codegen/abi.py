@@ -16,6 +16,7 @@ a vector part). Results: integer parts in rax, rdx, rcx, r8, the others in xmm0.
 with more parts than that goes to memory the caller provides, its address passed as a hidden
 first argument (in rdi) and returned in rax ("sret demotion").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

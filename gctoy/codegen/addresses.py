@@ -54,5 +54,4 @@ def constant_address(c: Value) -> tuple[GlobalVariable | Function, int]:
     return base, offset
 
 
-
 __all__ = ["constant_address", "signed", "unsigned", "width"]

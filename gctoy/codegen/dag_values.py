@@ -11,6 +11,7 @@ one node there. gctoy's records follow it for three cases:
   memory state and folds them;
 * ``undef`` and ``poison`` of one type are one node each.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I

@@ -7,6 +7,7 @@ refused at once; runs of zero bytes are written as ``.zero N``. An external glob
 initializer) gets no place: it is accepted as long as nothing uses it (the code generators
 refuse a use with :func:`defined_global`).
 """
+
 from __future__ import annotations
 
 from ..emu import DATA_BASE
@@ -37,8 +38,9 @@ _ZERO_RUN = 64
 def defined_global(v: GlobalVariable | Function) -> str:
     """The assembler label of a function or a defined global; a use of an external global is an error."""
     if isinstance(v, GlobalVariable) and v.is_declaration:
-        raise CodegenError(f"external global @{v.name} is used, but it has no definition in this module "
-                           "(gctoy links no other modules)")
+        raise CodegenError(
+            f"external global @{v.name} is used, but it has no definition in this module (gctoy links no other modules)"
+        )
     return mangle(v.name)
 
 
@@ -69,12 +71,12 @@ def constant_bytes(ty: Type, c: Value, addresses: dict[str, int] | None = None) 
         out = bytearray(size)
         if isinstance(ty, ArrayType):
             step = size_of(ty.element)
-            for i, e in enumerate(c.elements[:ty.count]):
-                out[i * step:(i + 1) * step] = constant_bytes(ty.element, e, addresses)
+            for i, e in enumerate(c.elements[: ty.count]):
+                out[i * step : (i + 1) * step] = constant_bytes(ty.element, e, addresses)
         elif isinstance(ty, (StructType, NamedStructType)):
             for i, (et, e) in enumerate(zip(ty.elements, c.elements)):
                 off = field_offset(ty, i)
-                out[off:off + size_of(et)] = constant_bytes(et, e, addresses)
+                out[off : off + size_of(et)] = constant_bytes(et, e, addresses)
         else:
             raise CodegenError(f"cannot lay out a constant of type {ty}")
         return bytes(out)
@@ -102,7 +104,7 @@ def _byte_lines(data: bytes) -> list[str]:
 
     def flush() -> None:
         for k in range(0, len(pending), 16):
-            lines.append(".byte " + ", ".join(f"0x{b:02x}" for b in pending[k:k + 16]))
+            lines.append(".byte " + ", ".join(f"0x{b:02x}" for b in pending[k : k + 16]))
         pending.clear()
 
     while i < n:
@@ -136,8 +138,10 @@ def data_text(module) -> str:
         addresses[g.name] = DATA_BASE + cursor
         cursor += max(size_of(g.value_type), 1)
         if cursor > MAX_DATA_BYTES:
-            raise CodegenError(f"global @{g.name} ({size_of(g.value_type)} bytes) does not fit: the globals take "
-                               f"more than the image's {MAX_DATA_BYTES} bytes of data")
+            raise CodegenError(
+                f"global @{g.name} ({size_of(g.value_type)} bytes) does not fit: the globals take "
+                f"more than the image's {MAX_DATA_BYTES} bytes of data"
+            )
     cursor = 0
     for g in ordered:
         pad = -cursor % 8

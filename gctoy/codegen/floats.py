@@ -10,6 +10,7 @@ result's bits back. Only the SysV boundary differs from integers:
   arguments take xmm0..xmm7 in their own order; the rest go to the stack, left to right;
 * a floating-point result comes back in xmm0 (``movq rax, xmm0`` moves its bits to rax).
 """
+
 from __future__ import annotations
 
 import math
@@ -64,8 +65,9 @@ def float_bits(c: ConstantFloat) -> int:
     try:
         value = float(text)
     except ValueError:
-        raise CodegenError(f"floating-point constant {c.type} {text} is not understood by the x86-64 "
-                           "code generator") from None
+        raise CodegenError(
+            f"floating-point constant {c.type} {text} is not understood by the x86-64 code generator"
+        ) from None
     return _pack(value, bits)
 
 
@@ -91,11 +93,22 @@ _SUFFIX = {32: "ss", 64: "sd"}
 _ARITH = {"fadd": "add", "fsub": "sub", "fmul": "mul", "fdiv": "div"}
 #: fcmp predicate -> (swap the operands, the setcc conditions and how to combine two of them),
 #: after ``ucomis[sd] a, b``: unordered sets ZF, PF and CF; a < b sets CF; a == b sets ZF
-_FCMP = {"ogt": (False, ("a",), ""), "oge": (False, ("ae",), ""), "olt": (True, ("a",), ""),
-         "ole": (True, ("ae",), ""), "oeq": (False, ("e", "np"), "and"), "one": (False, ("ne", "np"), "and"),
-         "ueq": (False, ("e",), ""), "une": (False, ("ne", "p"), "or"), "ugt": (True, ("b",), ""),
-         "uge": (True, ("be",), ""), "ult": (False, ("b",), ""), "ule": (False, ("be",), ""),
-         "ord": (False, ("np",), ""), "uno": (False, ("p",), "")}
+_FCMP = {
+    "ogt": (False, ("a",), ""),
+    "oge": (False, ("ae",), ""),
+    "olt": (True, ("a",), ""),
+    "ole": (True, ("ae",), ""),
+    "oeq": (False, ("e", "np"), "and"),
+    "one": (False, ("ne", "np"), "and"),
+    "ueq": (False, ("e",), ""),
+    "une": (False, ("ne", "p"), "or"),
+    "ugt": (True, ("b",), ""),
+    "uge": (True, ("be",), ""),
+    "ult": (False, ("b",), ""),
+    "ule": (False, ("be",), ""),
+    "ord": (False, ("np",), ""),
+    "uno": (False, ("p",), ""),
+}
 
 
 class FloatLowering:
@@ -104,6 +117,7 @@ class FloatLowering:
     lines: list[str]
 
     if TYPE_CHECKING:  # provided by the lowering class (lowering64.py, lowering_core.py, wide.py)
+
         def emit(self, line: str) -> None: ...
         def load(self, dest: str, v: Value) -> None: ...
         def store(self, v: Value, reg: str = "rax") -> None: ...

@@ -69,8 +69,17 @@ ARG_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 
 
 #: DWARF register numbers of the x86-64 general registers (the stack map's and the CFI's numbering)
-DWARF = {"rax": 0, "rdx": 1, "rcx": 2, "rbx": 3, "rsi": 4, "rdi": 5, "rbp": 6, "rsp": 7,
-         **{f"r{n}": n for n in range(8, 16)}}
+DWARF = {
+    "rax": 0,
+    "rdx": 1,
+    "rcx": 2,
+    "rbx": 3,
+    "rsi": 4,
+    "rdi": 5,
+    "rbp": 6,
+    "rsp": 7,
+    **{f"r{n}": n for n in range(8, 16)},
+}
 
 #: one CFI row of a prologue: (byte offset in the function, CFA = rsp + this, saved (DWARF register,
 #: offset from the CFA))
@@ -103,7 +112,8 @@ def _is_packed(ty: StructType | NamedStructType) -> bool:
 def is_wide(ty: Type) -> bool:
     """Whether a value of ``ty`` takes more than one 8-byte word (vectors, i128, aggregates: wide.py)."""
     return isinstance(ty, (VectorType, StructType, NamedStructType, ArrayType)) or (
-        isinstance(ty, IntType) and ty.bits > 64)
+        isinstance(ty, IntType) and ty.bits > 64
+    )
 
 
 def align_of(ty: Type) -> int:
@@ -383,8 +393,9 @@ class Frame:
         try:
             return self._shadows[id(phi)]
         except KeyError:
-            raise CodegenError(f"phi %{phi.name} of type {phi.type} has no stack slot in "
-                               f"@{self.function.name}") from None
+            raise CodegenError(
+                f"phi %{phi.name} of type {phi.type} has no stack slot in @{self.function.name}"
+            ) from None
 
     def alloca(self, alloca: I.Alloca) -> int:
         """The ``rsp`` offset of an alloca's object (the alloca's value is rsp + this)."""

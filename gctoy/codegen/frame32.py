@@ -168,8 +168,13 @@ def has_slot(value: Value) -> bool:
 class Frame32:
     """The fixed layout of one function's locals and its frame kind."""
 
-    def __init__(self, function: Function, ebp_frame: bool, saved: tuple[str, ...] = CALLEE_SAVED,
-                 homes: Mapping[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        function: Function,
+        ebp_frame: bool,
+        saved: tuple[str, ...] = CALLEE_SAVED,
+        homes: Mapping[int, str] | None = None,
+    ) -> None:
         self.function = function
         self.ebp_frame = ebp_frame
         #: id(value) -> the callee-saved register that holds the value instead of a slot
@@ -296,14 +301,18 @@ class Frame32:
     def describe(self) -> str:
         """A text table of the frame, lowest address first."""
         kind = "EBP" if self.ebp_frame else "EBP-less"
-        lines = [f"{kind} frame of @{self.function.name}: locals {self.size} bytes, saved "
-                 f"{', '.join(self.saved) or 'nothing'}, stack size {self.stack_size}, args {self.arg_size} bytes"]
+        lines = [
+            f"{kind} frame of @{self.function.name}: locals {self.size} bytes, saved "
+            f"{', '.join(self.saved) or 'nothing'}, stack size {self.stack_size}, args {self.arg_size} bytes"
+        ]
         for a in self.allocas:
             lines.append(f"  {self.address(self.alloca(a), 0)} alloca %{a.name}")
         for v in self.values:
             lines.append(f"  {self.address(self.local(v), 0)} %{v.name}")
         for v in self.homed:
-            lines.append(f"  {self.homes[id(v)]} %{v.name}  (spill dword {self.address(self.spill(self.homes[id(v)]), 0)})")
+            lines.append(
+                f"  {self.homes[id(v)]} %{v.name}  (spill dword {self.address(self.spill(self.homes[id(v)]), 0)})"
+            )
         for v in self.values:
             if isinstance(v, I.Phi):
                 lines.append(f"  {self.address(self.shadow(v), 0)} shadow of %{v.name}")

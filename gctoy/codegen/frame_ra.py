@@ -29,8 +29,22 @@ from ..ir import instructions as I
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Function, Value
-from .frame import (DWARF, SLOT_SIZE, STACK_ALIGN, CodegenError, UnwindRow, align_of, describe_head, is_wide, located, outgoing_args,
-                    refuse_inline_asm, size_of, spilled_deopt_values, sub_rsp_bytes)
+from .frame import (
+    DWARF,
+    SLOT_SIZE,
+    STACK_ALIGN,
+    CodegenError,
+    UnwindRow,
+    align_of,
+    describe_head,
+    is_wide,
+    located,
+    outgoing_args,
+    refuse_inline_asm,
+    size_of,
+    spilled_deopt_values,
+    sub_rsp_bytes,
+)
 from .limits import alloca_elements, check_frame_size
 from .regalloc import Allocation, is_clobbering_call
 
@@ -58,8 +72,9 @@ def refuse_wide_values(function: Function) -> None:
     gives every value one 64-bit register or slot (the default lowering handles such values)."""
     for v in [*function.args, *function.instructions()]:
         if is_wide(v.type):
-            error = CodegenError(f"a value of type {v.type} is not supported by the register allocator "
-                                 "(compile with --no-regalloc)")
+            error = CodegenError(
+                f"a value of type {v.type} is not supported by the register allocator (compile with --no-regalloc)"
+            )
             raise located(error, v) if isinstance(v, I.Instruction) else error
 
 

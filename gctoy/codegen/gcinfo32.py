@@ -102,8 +102,12 @@ def interior_values(module: Module) -> set[int]:
                             interior.add(id(param))
                             changed = True
                 if id(inst) in interior or not is_gc_pointer(inst.type):
-                    if isinstance(inst, I.Ret) and inst.value is not None and id(inst.value) in interior \
-                            and fn.name not in returns:
+                    if (
+                        isinstance(inst, I.Ret)
+                        and inst.value is not None
+                        and id(inst.value) in interior
+                        and fn.name not in returns
+                    ):
                         returns.add(fn.name)
                         changed = True
                     continue
@@ -155,8 +159,13 @@ def call_site_liveness(fn: Function, compiled: CompiledFunction32, image) -> lis
 def safe_point_liveness(fn: Function, compiled: CompiledFunction32, image) -> list[SiteLiveness]:
     """Every safe point of a fully interruptible method in code order, with the GC values live there."""
     liveness = Liveness(fn, gc_only=True)
-    return sorted((SiteLiveness(image.address_of(label) - compiled.address, tuple(liveness.live_before(inst)))
-                   for label, inst in compiled.safe_points), key=lambda s: s.return_offset)
+    return sorted(
+        (
+            SiteLiveness(image.address_of(label) - compiled.address, tuple(liveness.live_before(inst)))
+            for label, inst in compiled.safe_points
+        ),
+        key=lambda s: s.return_offset,
+    )
 
 
 def no_gc_regions(points: list[int], body_start: int, epilog: int) -> list[NoGCRegion]:
@@ -181,8 +190,9 @@ def _slot_offset(compiled: CompiledFunction32, value: Value) -> int:
     return -frame.ebp_offset(local) if frame.ebp_frame else local
 
 
-def lifetimes(compiled: CompiledFunction32, sites: list[SiteLiveness], interior: set[int],
-              active: bool = False) -> list[Lifetime]:
+def lifetimes(
+    compiled: CompiledFunction32, sites: list[SiteLiveness], interior: set[int], active: bool = False
+) -> list[Lifetime]:
     """One lifetime per maximal run of consecutive sites at which a GC value is live.
 
     Call sites are looked up at ``return offset - 1`` (a caller's frame): ``[first - 1, last)``.
@@ -215,8 +225,10 @@ def untracked_slots(compiled: CompiledFunction32) -> list[UntrackedSlot]:
     points inside one; reporting it as interior is right for both.
     """
     frame = compiled.frame
-    return [UntrackedSlot(frame.ebp_offset(local) if frame.ebp_frame else local, interior=True)
-            for local in frame.gc_alloca_fields]
+    return [
+        UntrackedSlot(frame.ebp_offset(local) if frame.ebp_frame else local, interior=True)
+        for local in frame.gc_alloca_fields
+    ]
 
 
 def _return_kind(fn: Function, interior: set[int]) -> int:
@@ -234,8 +246,9 @@ def _return_kind(fn: Function, interior: set[int]) -> int:
 _MASK_ORDER = ("EDI", "ESI", "EBX")
 
 
-def split_registers(compiled: CompiledFunction32, sites: list[SiteLiveness], interior: set[int]
-                    ) -> tuple[list[SiteLiveness], dict[int, tuple[tuple[str, ...], tuple[str, ...]]]]:
+def split_registers(
+    compiled: CompiledFunction32, sites: list[SiteLiveness], interior: set[int]
+) -> tuple[list[SiteLiveness], dict[int, tuple[tuple[str, ...], tuple[str, ...]]]]:
     """Split each site's live values into slot values (for the lifetimes) and register homes:
     return offset -> (registers holding GC pointers, the interior ones among them), mask order."""
     frame = compiled.frame
@@ -246,8 +259,10 @@ def split_registers(compiled: CompiledFunction32, sites: list[SiteLiveness], int
         homes = [(home, v) for v in s.live if (home := frame.home(v)) is not None]
         homed = {home.upper(): id(v) in interior for home, v in homes}
         if homed:
-            registers[s.return_offset] = (tuple(r for r in _MASK_ORDER if r in homed),
-                                          tuple(r for r in _MASK_ORDER if homed.get(r)))
+            registers[s.return_offset] = (
+                tuple(r for r in _MASK_ORDER if r in homed),
+                tuple(r for r in _MASK_ORDER if homed.get(r)),
+            )
     return slots, registers
 
 
@@ -260,10 +275,17 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
     frame = compiled.frame
     full = compiled.fully_interruptible
     header = InfoHdr(
-        prolog_size=image.address_of(compiled.prolog_end) - start, epilog_size=size - epilog,
-        edi_saved="edi" in frame.saved, esi_saved="esi" in frame.saved, ebx_saved="ebx" in frame.saved,
-        ebp_saved=frame.ebp_frame, ebp_frame=frame.ebp_frame, interruptible=full,
-        return_kind=_return_kind(fn, interior), arg_count=frame.arg_size // 4, frame_size=frame.size // 4,
+        prolog_size=image.address_of(compiled.prolog_end) - start,
+        epilog_size=size - epilog,
+        edi_saved="edi" in frame.saved,
+        esi_saved="esi" in frame.saved,
+        ebx_saved="ebx" in frame.saved,
+        ebp_saved=frame.ebp_frame,
+        ebp_frame=frame.ebp_frame,
+        interruptible=full,
+        return_kind=_return_kind(fn, interior),
+        arg_count=frame.arg_size // 4,
+        frame_size=frame.size // 4,
     )
     untracked = untracked_slots(compiled)
     if full and frame.homes:
@@ -275,25 +297,39 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
         # addresses minus one: those query offsets join the safe points in the lifetimes.
         queries = points + [SiteLiveness(s.return_offset - 1, s.live) for s in call_site_liveness(fn, compiled, image)]
         queries.sort(key=lambda s: s.return_offset)
-        return MethodGCInfo.create(size, header, epilogs=(epilog,), no_gc_regions=regions, untracked=untracked,
-                                   lifetimes=lifetimes(compiled, queries, interior, active=True),
-                                   pointer_table=_full_table(compiled, image) if not frame.ebp_frame else None)
+        return MethodGCInfo.create(
+            size,
+            header,
+            epilogs=(epilog,),
+            no_gc_regions=regions,
+            untracked=untracked,
+            lifetimes=lifetimes(compiled, queries, interior, active=True),
+            pointer_table=_full_table(compiled, image) if not frame.ebp_frame else None,
+        )
     sites, registers = split_registers(compiled, call_site_liveness(fn, compiled, image), interior)
     table: EbpTable | EspTable
     if frame.ebp_frame:
-        table = EbpTable(calls=tuple(CallSite(offset, regs, byref) for offset, (regs, byref) in sorted(registers.items())))
+        table = EbpTable(
+            calls=tuple(CallSite(offset, regs, byref) for offset, (regs, byref) in sorted(registers.items()))
+        )
     else:
         events: list[tuple[int, int, Push | Call]] = [
             (image.address_of(p.label) - start, 0, Push(image.address_of(p.label) - start, p.gc_pointer))
-            for p in compiled.pushes]
+            for p in compiled.pushes
+        ]
         for c in compiled.calls:
             offset = image.address_of(c.label) - start
             regs, byref = registers.get(offset, ((), ()))
             events.append((offset, 1, Call(offset, c.popped, regs, byref)))
         table = EspTable(tuple(e for _, _, e in sorted(events, key=lambda t: (t[0], t[1]))))
-    return MethodGCInfo.create(size, header, epilogs=(epilog,), untracked=untracked,
-                               lifetimes=lifetimes(compiled, sites, interior),
-                               pointer_table=table)
+    return MethodGCInfo.create(
+        size,
+        header,
+        epilogs=(epilog,),
+        untracked=untracked,
+        lifetimes=lifetimes(compiled, sites, interior),
+        pointer_table=table,
+    )
 
 
 def _full_table(compiled: CompiledFunction32, image) -> FullTable:
@@ -326,14 +362,16 @@ def module_gcinfo(compiled: CompiledModule32) -> dict[str, MethodGCInfo]:
     return {f.name: method_gcinfo(fns[f.name], f, compiled.image, interior) for f in compiled.functions}
 
 
-def gcinfo_section(compiled: CompiledModule32, infos: dict[str, MethodGCInfo],
-                   version: int = CURRENT_VERSION) -> bytes:
+def gcinfo_section(compiled: CompiledModule32, infos: dict[str, MethodGCInfo], version: int = CURRENT_VERSION) -> bytes:
     """The ``.gcinfo_x86`` section: the method table, then each method's encoded blob."""
-    return pack_gcinfo_section([(f.address, infos[f.name].method_size, encode(infos[f.name], version))
-                                for f in compiled.functions])
+    return pack_gcinfo_section(
+        [(f.address, infos[f.name].method_size, encode(infos[f.name], version)) for f in compiled.functions]
+    )
 
 
-def with_gcinfo(compiled: CompiledModule32, version: int = CURRENT_VERSION) -> tuple[CompiledModule32, dict[str, MethodGCInfo]]:
+def with_gcinfo(
+    compiled: CompiledModule32, version: int = CURRENT_VERSION
+) -> tuple[CompiledModule32, dict[str, MethodGCInfo]]:
     """The compiled module with its GC info placed in the image, and the infos."""
     infos = module_gcinfo(compiled)
     image = compiled.image.with_sections(**{GCINFO_SECTION: gcinfo_section(compiled, infos, version)})

@@ -46,6 +46,7 @@ decides each one and the tests pin them:
   change in safe points"): every root of the function is listed, also when it has no safe
   point at all.
 """
+
 from __future__ import annotations
 
 import struct
@@ -66,8 +67,34 @@ ADDRESS_SIZE = 4
 TABLE_ALIGN = 8
 #: Strategies whose ``UsesMetadata`` tables gctoy knows how to print.
 PRINTERS = frozenset({"gctoy-gcmap"})
-_JUMPS = frozenset({"jmp", "je", "jne", "jz", "jnz", "ja", "jae", "jb", "jbe", "jg", "jge", "jl", "jle",
-                    "js", "jns", "jo", "jno", "jp", "jnp", "jc", "jnc", "jrcxz", "jecxz", "loop"})
+_JUMPS = frozenset(
+    {
+        "jmp",
+        "je",
+        "jne",
+        "jz",
+        "jnz",
+        "ja",
+        "jae",
+        "jb",
+        "jbe",
+        "jg",
+        "jge",
+        "jl",
+        "jle",
+        "js",
+        "jns",
+        "jo",
+        "jno",
+        "jp",
+        "jnp",
+        "jc",
+        "jnc",
+        "jrcxz",
+        "jecxz",
+        "loop",
+    }
+)
 
 
 class GCMapError(GCToyError):
@@ -105,7 +132,7 @@ def function_code(compiled: CompiledModule, name: str) -> list[Insn]:
         raise GCMapError(f"@{name} is not a compiled function")
     start, end = bounds[name]
     image = compiled.image
-    return disassemble(image.code[start - image.code_base:end - image.code_base], start, image.arch)
+    return disassemble(image.code[start - image.code_base : end - image.code_base], start, image.arch)
 
 
 def classify(insns: list[Insn], kinds: Iterable[PointKind] = ALL_POINT_KINDS) -> list[SafePoint]:
@@ -209,8 +236,9 @@ def _address_format(address_size: int) -> str:
     raise GCMapError(f"safe point addresses are 4 or 8 bytes, not {address_size}")
 
 
-def decode_gcmap(data: bytes, offset: int = 0, address_size: int = ADDRESS_SIZE,
-                 function: str = "") -> tuple[GCMap, int]:
+def decode_gcmap(
+    data: bytes, offset: int = 0, address_size: int = ADDRESS_SIZE, function: str = ""
+) -> tuple[GCMap, int]:
     """Decode one table starting at ``offset``; returns it and the offset just past it."""
     fmt = _address_format(address_size)
 
@@ -218,8 +246,9 @@ def decode_gcmap(data: bytes, offset: int = 0, address_size: int = ADDRESS_SIZE,
         nonlocal offset
         size = struct.calcsize(fmt_)
         if offset + size > len(data):
-            raise DecodeError(offset, f"__gcmap table ends inside the {what} ({len(data) - offset} of {size} "
-                                      "bytes left)")
+            raise DecodeError(
+                offset, f"__gcmap table ends inside the {what} ({len(data) - offset} of {size} bytes left)"
+            )
         (value,) = struct.unpack_from(fmt_, data, offset)
         offset += size
         return value
@@ -229,8 +258,9 @@ def decode_gcmap(data: bytes, offset: int = 0, address_size: int = ADDRESS_SIZE,
     if count < 0:
         raise DecodeError(start, f"negative safe point count {count}")
     if offset + count * address_size > len(data):
-        raise DecodeError(offset, f"{count} safe point addresses need {count * address_size} bytes, "
-                                  f"{len(data) - offset} are left")
+        raise DecodeError(
+            offset, f"{count} safe point addresses need {count * address_size} bytes, {len(data) - offset} are left"
+        )
     points = tuple(take(fmt, f"safe point address #{i}") for i in range(count))
     frame_words = take("<i", "stack frame size")
     if frame_words < 0:
@@ -273,9 +303,14 @@ def build_gcmap(compiled: CompiledModule, fn: CompiledFunction) -> GCMap:
     nargs = len(fn.frame.function.args)
     if fn.frame.stack_size % SLOT_SIZE:
         raise GCMapError(f"@{fn.name}: frame size {fn.frame.stack_size} is not a whole number of words")
-    return GCMap(fn.name, tuple(p.address for p in points), fn.frame.stack_size // SLOT_SIZE,
-                 max(0, nargs - len(ARG_REGISTERS)), tuple(off for off, _ in fn.gc_roots),
-                 tuple(p.kind for p in points))
+    return GCMap(
+        fn.name,
+        tuple(p.address for p in points),
+        fn.frame.stack_size // SLOT_SIZE,
+        max(0, nargs - len(ARG_REGISTERS)),
+        tuple(off for off, _ in fn.gc_roots),
+        tuple(p.kind for p in points),
+    )
 
 
 def module_gcmaps(compiled: CompiledModule) -> list[GCMap]:
@@ -286,8 +321,10 @@ def module_gcmaps(compiled: CompiledModule) -> list[GCMap]:
         if strategy is None or not strategy.uses_metadata:
             continue
         if strategy.name not in PRINTERS:
-            raise GCMapError(f"@{fn.name}: no GC metadata printer for gc \"{strategy.name}\" "
-                             f"(gctoy prints: {', '.join(sorted(PRINTERS))})")
+            raise GCMapError(
+                f'@{fn.name}: no GC metadata printer for gc "{strategy.name}" '
+                f"(gctoy prints: {', '.join(sorted(PRINTERS))})"
+            )
         out.append(build_gcmap(compiled, fn))
     return out
 
@@ -317,8 +354,15 @@ def emit_gcmaps(compiled: CompiledModule, address_size: int = ADDRESS_SIZE) -> G
         text.append("    .p2align 3\n" + m.assembly(address_size))
     if not maps:
         return GCMapOutput((), image, "")
-    new = Image(image.code, bytes(data), symbols, dict(image.sections), image.natives, image.arch,
-                max(image.data_size, len(data)))
+    new = Image(
+        image.code,
+        bytes(data),
+        symbols,
+        dict(image.sections),
+        image.natives,
+        image.arch,
+        max(image.data_size, len(data)),
+    )
     return GCMapOutput(maps, new, "\n".join(text) + "\n")
 
 
@@ -331,7 +375,21 @@ def compile_with_gcmaps(module: Module, address_size: int = ADDRESS_SIZE) -> tup
 
 
 __all__ = [
-    "ADDRESS_SIZE", "GCMap", "GCMapError", "GCMapOutput", "PRINTERS", "SafePoint", "build_gcmap", "classify",
-    "compile_with_gcmaps", "decode_gcmap", "emit_gcmaps", "function_bounds", "function_code", "module_gcmaps",
-    "parse_gcmap", "read_gcmap", "safe_points",
+    "ADDRESS_SIZE",
+    "GCMap",
+    "GCMapError",
+    "GCMapOutput",
+    "PRINTERS",
+    "SafePoint",
+    "build_gcmap",
+    "classify",
+    "compile_with_gcmaps",
+    "decode_gcmap",
+    "emit_gcmaps",
+    "function_bounds",
+    "function_code",
+    "module_gcmaps",
+    "parse_gcmap",
+    "read_gcmap",
+    "safe_points",
 ]

@@ -9,6 +9,7 @@
 * ``MAX_DATA_BYTES`` (1 MiB) and ``MAX_CODE_BYTES`` (2 MiB): the image's data (every global,
   laid out) and code, the room the image has at its fixed addresses.
 """
+
 from __future__ import annotations
 
 from ..emu.image import CODE_LIMIT, DATA_LIMIT
@@ -29,8 +30,9 @@ def alloca_elements(a: I.Alloca, function_name: str, element_size: int) -> int:
     object would exceed the frame limit."""
     count = a.count
     if count is not None and not isinstance(count, ConstantInt):
-        raise located(CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are "
-                                   "supported"), a)
+        raise located(
+            CodegenError(f"alloca %{a.name} has a variable element count; only fixed frames are supported"), a
+        )
     if count is None:
         n = 1
     else:
@@ -38,31 +40,50 @@ def alloca_elements(a: I.Alloca, function_name: str, element_size: int) -> int:
         n = count.value & ((1 << count.type.bits) - 1)
     size = n * element_size
     if size > MAX_FRAME_BYTES:
-        raise located(CodegenError(f"alloca %{a.name} in @{function_name} takes {size} bytes, more than the "
-                                   f"frame limit of {MAX_FRAME_BYTES} bytes"), a)
+        raise located(
+            CodegenError(
+                f"alloca %{a.name} in @{function_name} takes {size} bytes, more than the "
+                f"frame limit of {MAX_FRAME_BYTES} bytes"
+            ),
+            a,
+        )
     return n
 
 
 def check_frame_size(size: int, function_name: str) -> None:
     """Refuse a frame above MAX_FRAME_BYTES."""
     if size > MAX_FRAME_BYTES:
-        raise CodegenError(f"the frame of @{function_name} takes {size} bytes, more than the frame limit of "
-                           f"{MAX_FRAME_BYTES} bytes")
+        raise CodegenError(
+            f"the frame of @{function_name} takes {size} bytes, more than the frame limit of {MAX_FRAME_BYTES} bytes"
+        )
 
 
 def check_gc_alloca_fields(count: int, a: I.Alloca, function_name: str) -> None:
     """Refuse an x86-32 function whose allocas hold more than MAX_GC_ALLOCA_FIELDS_X86_32 GC pointers."""
     if count > MAX_GC_ALLOCA_FIELDS_X86_32:
-        raise located(CodegenError(f"the allocas of @{function_name} hold {count} GC pointers (up to %{a.name}); "
-                                   f"at most {MAX_GC_ALLOCA_FIELDS_X86_32} are supported on x86-32"), a)
+        raise located(
+            CodegenError(
+                f"the allocas of @{function_name} hold {count} GC pointers (up to %{a.name}); "
+                f"at most {MAX_GC_ALLOCA_FIELDS_X86_32} are supported on x86-32"
+            ),
+            a,
+        )
 
 
 def check_patch_bytes(n: int, where: str) -> None:
     """Refuse a statepoint asking for more than MAX_PATCH_BYTES patchable bytes."""
     if n < 0 or n > MAX_PATCH_BYTES:
-        raise CodegenError(f"{where}: gc.statepoint asks for {n} patch bytes; at most {MAX_PATCH_BYTES} "
-                           "are supported")
+        raise CodegenError(f"{where}: gc.statepoint asks for {n} patch bytes; at most {MAX_PATCH_BYTES} are supported")
 
 
-__all__ = ["MAX_CODE_BYTES", "MAX_DATA_BYTES", "MAX_FRAME_BYTES", "MAX_GC_ALLOCA_FIELDS_X86_32", "MAX_PATCH_BYTES",
-           "alloca_elements", "check_frame_size", "check_gc_alloca_fields", "check_patch_bytes"]
+__all__ = [
+    "MAX_CODE_BYTES",
+    "MAX_DATA_BYTES",
+    "MAX_FRAME_BYTES",
+    "MAX_GC_ALLOCA_FIELDS_X86_32",
+    "MAX_PATCH_BYTES",
+    "alloca_elements",
+    "check_frame_size",
+    "check_gc_alloca_fields",
+    "check_patch_bytes",
+]

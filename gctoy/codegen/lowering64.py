@@ -32,8 +32,18 @@ from .symbols import mangle
 
 #: intrinsics that make no code (hints to the optimiser)
 _NO_CODE_INTRINSICS = frozenset({"llvm.assume"})
-SETCC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
-         "sgt": "g", "sge": "ge", "slt": "l", "sle": "le"}
+SETCC = {
+    "eq": "e",
+    "ne": "ne",
+    "ugt": "a",
+    "uge": "ae",
+    "ult": "b",
+    "ule": "be",
+    "sgt": "g",
+    "sge": "ge",
+    "slt": "l",
+    "sle": "le",
+}
 SIMPLE_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor", "mul": "imul"}
 SHIFTS = {"shl": "shl", "lshr": "shr", "ashr": "sar"}
 # Sub-registers of the general-purpose registers by width in bytes.
@@ -46,9 +56,19 @@ SUBREGS = {
 
 #: x86-64 as the lowering core sees it: operands A = rax, B = rcx, the SysV argument registers
 X86_64_TARGET = Target[str](
-    name="x86-64", word=8, sub_registers=SUBREGS, first="rax", second="rcx", condition="rdx",
-    call_register="r11", spare="r10", symbol_move="movabs", argument_registers=ARG_REGISTERS,
-    callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"), value_bits=width)
+    name="x86-64",
+    word=8,
+    sub_registers=SUBREGS,
+    first="rax",
+    second="rcx",
+    condition="rdx",
+    call_register="r11",
+    spare="r10",
+    symbol_move="movabs",
+    argument_registers=ARG_REGISTERS,
+    callee_saved=("rbx", "rbp", "r12", "r13", "r14", "r15"),
+    value_bits=width,
+)
 
 
 class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatLowering, LoweringCore[str]):
@@ -185,8 +205,9 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
 
     def method_for(self, inst: I.Instruction):
         """Vectors and aggregates, floating point and stack map intrinsics first, then the scalar lowering."""
-        return (self.wide_method(inst) or self.float_method(inst) or self.call_site_method(inst)
-                or super().method_for(inst))
+        return (
+            self.wide_method(inst) or self.float_method(inst) or self.call_site_method(inst) or super().method_for(inst)
+        )
 
     def lower_BinaryOp(self, inst: I.BinaryOp) -> None:
         bits = width(inst.type)
@@ -301,8 +322,10 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
 
         strategy = strategy_of(self.fn)
         if strategy is None or not strategy.roots_in_frame:
-            raise CodegenError(f"@llvm.gcroot in @{self.fn.name}: its gc strategy does not keep roots in the "
-                               "frame (shadow-stack: run shadow-stack-gc-lowering first)")
+            raise CodegenError(
+                f"@llvm.gcroot in @{self.fn.name}: its gc strategy does not keep roots in the "
+                "frame (shadow-stack: run shadow-stack-gc-lowering first)"
+            )
         slot = strip_pointer_casts(inst.args[0])
         if not isinstance(slot, I.Alloca):
             raise CodegenError(f"@llvm.gcroot in @{self.fn.name}: the root is not an alloca")
@@ -356,7 +379,6 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         self.records.append(PendingRecord(sp.id if sp.id is not None else 0, label, self.record_locations(sp)))
 
 
-
 def tls_store(offset: int, ty: Type, value: int) -> str:
     """``mov <size> ptr fs:[offset], value`` spelled as bytes: Keystone turns an absolute fs:
     operand into a RIP-relative one in 64-bit mode (GUIDE §3), so the encoding is written out."""
@@ -371,5 +393,3 @@ def tls_store(offset: int, ty: Type, value: int) -> str:
     else:
         raise CodegenError(f"a GC-transition flag of type {ty} is not supported (use i8, i32 or i64)")
     return ".byte " + ", ".join(f"0x{b:02x}" for b in code)
-
-

@@ -40,8 +40,7 @@ from .dag_values import fold_cast
 from .records import int_constant, strip_casts, value_key
 from .regalloc import X86_64, allocate
 
-_NEGATE = {"e": "ne", "ne": "e", "a": "be", "be": "a", "ae": "b", "b": "ae",
-           "g": "le", "le": "g", "ge": "l", "l": "ge"}
+_NEGATE = {"e": "ne", "ne": "e", "a": "be", "be": "a", "ae": "b", "b": "ae", "g": "le", "le": "g", "ge": "l", "l": "ge"}
 _COMMUTATIVE = ("add", "and", "or", "xor", "mul")
 #: a move's source: ("loc", register or memory operand), ("val", a constant Value), ("xmm", register)
 Source = tuple[str, object]
@@ -60,8 +59,9 @@ class RegisterLowering(FunctionLowering):
 
     frame: RegisterFrame  # type: ignore[assignment]
 
-    def __init__(self, fn: Function, constants: list[int], tls: dict[str, int] | None = None,
-                 gc_registers: int = 0) -> None:
+    def __init__(
+        self, fn: Function, constants: list[int], tls: dict[str, int] | None = None, gc_registers: int = 0
+    ) -> None:
         self.gc_registers = gc_registers  # read by make_frame, which the base class's __init__ calls
         super().__init__(fn, constants, tls)
 
@@ -73,8 +73,14 @@ class RegisterLowering(FunctionLowering):
         for block in self.fn.blocks:
             insts = block.instructions
             last = insts[-1]
-            if (isinstance(last, I.Br) and last.is_conditional and len(insts) > 1 and insts[-2] is last.condition
-                    and isinstance(last.condition, I.ICmp) and uses[id(last.condition)] == 1):
+            if (
+                isinstance(last, I.Br)
+                and last.is_conditional
+                and len(insts) > 1
+                and insts[-2] is last.condition
+                and isinstance(last.condition, I.ICmp)
+                and uses[id(last.condition)] == 1
+            ):
                 self.fused.add(id(last.condition))
         self._stubs: list[tuple[str, object, list]] = []
         return RegisterFrame(self.fn, self.allocation)
@@ -226,8 +232,9 @@ class RegisterLowering(FunctionLowering):
         fn, frame = self.fn, self.frame
         self._edge_count = 0
         blocks = list(fn.blocks)
-        self.next_label = {id(b): self.block_labels[id(blocks[k + 1])] if k + 1 < len(blocks) else None
-                           for k, b in enumerate(blocks)}
+        self.next_label = {
+            id(b): self.block_labels[id(blocks[k + 1])] if k + 1 < len(blocks) else None for k, b in enumerate(blocks)
+        }
         self.lines.append(f"{self.label}:")
         for reg in frame.saved:
             self.emit(f"push {reg}")
@@ -445,10 +452,15 @@ class RegisterLowering(FunctionLowering):
         if isinstance(strip_casts(callee), Function):
             return
         for arg in args:
-            if (isinstance(arg, ConstantExpr) and arg.opcode == "getelementptr"
-                    and not -(1 << 31) <= signed(constant_address(arg)[1], 64) < (1 << 31)):
-                raise CodegenError(f"an indirect call in @{self.fn.name} passes an address 2 GiB or more past "
-                                   "its symbol; compile with --no-regalloc")
+            if (
+                isinstance(arg, ConstantExpr)
+                and arg.opcode == "getelementptr"
+                and not -(1 << 31) <= signed(constant_address(arg)[1], 64) < (1 << 31)
+            ):
+                raise CodegenError(
+                    f"an indirect call in @{self.fn.name} passes an address 2 GiB or more past "
+                    "its symbol; compile with --no-regalloc"
+                )
         self.load("r10", callee)
 
     def call_instruction(self, callee: Value) -> str:

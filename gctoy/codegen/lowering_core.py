@@ -121,8 +121,9 @@ class LoweringCore(Generic[R]):
 
     def refuse_intrinsic(self, name: str) -> CodegenError:
         """The error for a call of an intrinsic this target does not lower."""
-        return CodegenError(f"intrinsic @{name} is not supported by the {self.target.name} code generator"
-                            f"{self.target.intrinsic_hint}")
+        return CodegenError(
+            f"intrinsic @{name} is not supported by the {self.target.name} code generator{self.target.intrinsic_hint}"
+        )
 
     def sub(self, reg: str, size: int) -> str:
         """The name of the low ``size`` bytes of a register."""

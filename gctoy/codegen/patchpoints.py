@@ -12,6 +12,7 @@ unlike a statepoint's record):
   the result's register (rax) and every argument's location before the live values, and the
   callee finds them there.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -59,6 +60,7 @@ class StackMapIntrinsics:
     frame: Frame
 
     if TYPE_CHECKING:  # provided by the lowering class (lowering64.py, lowering_core.py, records.py)
+
         def emit(self, line: str) -> None: ...
         def load(self, dest: str, v: Value) -> None: ...
         def result(self, inst: I.Instruction, dest: str | None = None) -> None: ...
@@ -93,9 +95,8 @@ class StackMapIntrinsics:
             return
         nargs = self._site_constant(inst, 3, "number of call arguments")
         if 4 + nargs > len(inst.args):
-            raise CodegenError(f"@{inst.callee_name} passes {nargs} call arguments but has only "
-                               f"{len(inst.args) - 4}")
-        target, args, live = inst.args[2], inst.args[4:4 + nargs], inst.args[4 + nargs:]
+            raise CodegenError(f"@{inst.callee_name} passes {nargs} call arguments but has only {len(inst.args) - 4}")
+        target, args, live = inst.args[2], inst.args[4 : 4 + nargs], inst.args[4 + nargs :]
         anyreg = inst.cc == "anyregcc"
         locations: list[Location] = []
         if anyreg:
@@ -111,8 +112,9 @@ class StackMapIntrinsics:
         used = 0
         if not isinstance(strip_casts(target), ConstantNull):
             if nbytes < _CALL_BYTES:
-                raise CodegenError(f"@{inst.callee_name} has {nbytes} bytes for a call; gctoy's call sequence "
-                                   f"takes {_CALL_BYTES}")
+                raise CodegenError(
+                    f"@{inst.callee_name} has {nbytes} bytes for a call; gctoy's call sequence takes {_CALL_BYTES}"
+                )
             self.load_call_target(target)
             self.emit("call r11")
             used = _CALL_BYTES
@@ -130,7 +132,9 @@ class StackMapIntrinsics:
             offset = (offset + size - 1) // size * size
             if not isinstance(arg, (Undef, Poison)):
                 self.load("rax", arg)
-                self.emit(f"mov {'dword' if size == 4 else 'qword'} ptr [rsp + {offset}], {'eax' if size == 4 else 'rax'}")
+                self.emit(
+                    f"mov {'dword' if size == 4 else 'qword'} ptr [rsp + {offset}], {'eax' if size == 4 else 'rax'}"
+                )
             offset += size
         if args:
             self.load("rax", args[0])
@@ -162,12 +166,24 @@ class StackMapIntrinsics:
         patch = inst.string_attr("statepoint-num-patch-bytes")
         deopt = inst.bundle("deopt")
         assert deopt is not None  # deopt_call_method picks this lowering only for a call with a deopt bundle
-        sp = Statepoint(inst, StatepointForm.MODERN, int(ident) if ident and ident.isdigit() else DEOPT_BUNDLE_ID,
-                        int(patch) if patch and patch.isdigit() else 0, inst.callee, list(inst.args), 0, [],
-                        list(deopt.inputs), [], None)
+        sp = Statepoint(
+            inst,
+            StatepointForm.MODERN,
+            int(ident) if ident and ident.isdigit() else DEOPT_BUNDLE_ID,
+            int(patch) if patch and patch.isdigit() else 0,
+            inst.callee,
+            list(inst.args),
+            0,
+            [],
+            list(deopt.inputs),
+            [],
+            None,
+        )
         if len(spilled_deopt_values(sp)) > len(self.frame.spill_slots):
-            raise CodegenError("the address of a function or global as a deopt value of a call that is not a "
-                               "statepoint is not supported by gctoy llc")
+            raise CodegenError(
+                "the address of a function or global as a deopt value of a call that is not a "
+                "statepoint is not supported by gctoy llc"
+            )
         self.lower_statepoint(sp)
         self.call_result(inst)
         if isinstance(inst, I.Invoke):

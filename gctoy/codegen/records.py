@@ -12,6 +12,7 @@ one are recorded once, as llc does:
 The code generator makes every ``gc.relocate`` read the slot that the record names
 (:meth:`StackMapRecords.recorded_slot_value`), so the collector's update reaches all of them.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,9 +41,20 @@ from .frame import CodegenError, Frame, constant_width, is_spilled_deopt, is_wid
 DWARF_RSP = 7
 #: what llc records for an ``undef`` or ``poison`` operand of a statepoint
 UNDEF_PATTERN = 0xFEFEFEFE
-_CC_NUMBERS = {None: 0, "ccc": 0, "fastcc": 8, "coldcc": 9, "webkit_jscc": 12, "anyregcc": 13,
-               "preserve_mostcc": 14, "preserve_allcc": 15, "swiftcc": 16, "tailcc": 18,
-               "x86_64_sysvcc": 78, "win64cc": 79}
+_CC_NUMBERS = {
+    None: 0,
+    "ccc": 0,
+    "fastcc": 8,
+    "coldcc": 9,
+    "webkit_jscc": 12,
+    "anyregcc": 13,
+    "preserve_mostcc": 14,
+    "preserve_allcc": 15,
+    "swiftcc": 16,
+    "tailcc": 18,
+    "x86_64_sysvcc": 78,
+    "win64cc": 79,
+}
 
 
 def strip_casts(v: Value) -> Value:
@@ -162,8 +174,11 @@ class StackMapRecords:
             cc_number = _CC_NUMBERS[cc]
         else:
             raise CodegenError(f"calling convention {cc} has no number known to gctoy")
-        locs = [self.constant_location(cc_number), self.constant_location(sp.flags),
-                self.constant_location(len(sp.deopt_args))]
+        locs = [
+            self.constant_location(cc_number),
+            self.constant_location(sp.flags),
+            self.constant_location(len(sp.deopt_args)),
+        ]
         spills = iter(self.frame.spill_slots)
         for v in sp.deopt_args:
             if is_spilled_deopt(v):

@@ -91,8 +91,11 @@ class TargetRegisters:
         return self.caller_saved + self.callee_saved
 
 
-X86_64 = TargetRegisters(caller_saved=("rsi", "rdi", "r8", "r9"), callee_saved=("rbx", "r12", "r13", "r14", "r15"),
-                         scratch=("rax", "rcx", "rdx", "r10", "r11"))
+X86_64 = TargetRegisters(
+    caller_saved=("rsi", "rdi", "r8", "r9"),
+    callee_saved=("rbx", "r12", "r13", "r14", "r15"),
+    scratch=("rax", "rcx", "rdx", "r10", "r11"),
+)
 
 
 @dataclass
@@ -193,8 +196,10 @@ class _Intervals:
         """Relocates read their statepoint's recorded values; a gc.result is written by its statepoint."""
         for block in self.fn.blocks:
             for inst in block.instructions:
-                if not (isinstance(inst, I.Call) and (is_relocate_name(inst.callee_name)
-                                                      or is_result_name(inst.callee_name))):
+                if not (
+                    isinstance(inst, I.Call)
+                    and (is_relocate_name(inst.callee_name) or is_result_name(inst.callee_name))
+                ):
                     continue
                 call = token_statepoint(inst.args[0]) if inst.args else None
                 if call is None:
@@ -208,8 +213,7 @@ class _Intervals:
                     continue
                 # the record names one of the values with the derived pointer's key (records.py)
                 key = value_key(GCRelocate(inst, sp).derived, self.keys)
-                recorded = [v for v in sp.gc_args + sp.deopt_args
-                            if self.tracked(v) and value_key(v, self.keys) == key]
+                recorded = [v for v in sp.gc_args + sp.deopt_args if self.tracked(v) and value_key(v, self.keys) == key]
                 if call.parent is block:
                     self.late_reads.setdefault(id(block), []).append((2 * self.index[id(inst)], recorded))
                 else:
@@ -375,8 +379,12 @@ def spilled_statepoint_values(fn: Function, gc_registers: int, keys: dict | None
 
 def _has_place(v: Value, keys: dict) -> bool:
     """Whether a recorded value is a value with a place (not a constant, not an alloca: a Direct location)."""
-    return (isinstance(v, (Argument, I.Instruction)) and has_slot(v) and not isinstance(fold_cast(v), I.Alloca)
-            and value_key(v, keys)[0] != "const")
+    return (
+        isinstance(v, (Argument, I.Instruction))
+        and has_slot(v)
+        and not isinstance(fold_cast(v), I.Alloca)
+        and value_key(v, keys)[0] != "const"
+    )
 
 
 def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int = 0) -> Allocation:
@@ -388,8 +396,10 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
     intervals.build()
     forced = spilled_statepoint_values(fn, gc_registers, intervals.keys)
     alloc = Allocation(fn, target, intervals=intervals.segments, calls=intervals.calls)
-    order = sorted(intervals.values.values(), key=lambda v: (intervals.segments.get(id(v), [(0, 0)])[0][0],
-                                                             _definition_order(v, intervals)))
+    order = sorted(
+        intervals.values.values(),
+        key=lambda v: (intervals.segments.get(id(v), [(0, 0)])[0][0], _definition_order(v, intervals)),
+    )
     busy = {r: _Occupancy() for r in target.allocatable}
     slots: list[_Occupancy] = []
 

@@ -14,6 +14,7 @@ The image's symbol table names functions and globals by their IR names again
 (:func:`ir_symbols`), so the runtime, the stack walkers and the tests look them up as written
 in the IR.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,12 @@ _KEYWORDS = frozenset(
 
 def is_plain(name: str) -> bool:
     """Whether the IR name can be written as an assembler label unchanged."""
-    return (bool(_PLAIN.match(name)) and not _REGISTER.match(name) and name.lower() not in _KEYWORDS
-            and not name.startswith(_RESERVED_PREFIXES))
+    return (
+        bool(_PLAIN.match(name))
+        and not _REGISTER.match(name)
+        and name.lower() not in _KEYWORDS
+        and not name.startswith(_RESERVED_PREFIXES)
+    )
 
 
 def mangle(name: str) -> str:
@@ -60,7 +65,7 @@ def demangle(label: str) -> str | None:
     """The IR name a mangled label spells (None when ``label`` is not a mangled name)."""
     if not label.startswith(MANGLE_PREFIX):
         return None
-    body = label[len(MANGLE_PREFIX):]
+    body = label[len(MANGLE_PREFIX) :]
     raw = bytearray()
     i = 0
     while i < len(body):
@@ -70,11 +75,11 @@ def demangle(label: str) -> str | None:
                 return None
             raw.append(ord(ch))
             i += 1
-        elif body[i + 1:i + 2] == "_":
+        elif body[i + 1 : i + 2] == "_":
             raw.append(ord("_"))
             i += 2
         else:
-            digits = body[i + 1:i + 3]
+            digits = body[i + 1 : i + 3]
             if len(digits) != 2 or any(c not in "0123456789abcdef" for c in digits):
                 return None
             raw.append(int(digits, 16))

@@ -14,6 +14,7 @@ for ``<2 x ptr addrspace(1)>``), constants included::
 The collector updates every lane of a relocated vector in place; the ``gc.relocate`` copies
 the slot. Calls pass and return wide values in registers and stack words as abi.py says.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -23,20 +24,45 @@ from ..ir.intrinsics import is_relocate_name, is_result_name, is_statepoint_name
 from ..ir.printer import print_operand
 from ..ir.statepoint import GCRelocate, Statepoint, token_statepoint
 from ..ir.types import ArrayType, IntType, NamedStructType, StructType, Type, VectorType
-from ..ir.values import (Argument, Constant, ConstantAggregate, ConstantFloat, ConstantInt, ConstantNull, Function, Poison,
-                         Undef, Value, ZeroInitializer)
+from ..ir.values import (
+    Argument,
+    Constant,
+    ConstantAggregate,
+    ConstantFloat,
+    ConstantInt,
+    ConstantNull,
+    Function,
+    Poison,
+    Undef,
+    Value,
+    ZeroInitializer,
+)
 from ..ir.vector_instructions import ExtractElement, InsertElement, ShuffleVector
 from .abi import Part, assign_arguments, assign_result
 from .floats import argument_registers
 from .frame import CodegenError, Frame, field_offset, gep_terms, is_wide, size_of, slot_bytes, wide_constants
 
-_SUB = {"rax": {8: "rax", 4: "eax", 2: "ax", 1: "al"}, "rdx": {8: "rdx", 4: "edx", 2: "dx", 1: "dl"},
-        "rcx": {8: "rcx", 4: "ecx", 2: "cx", 1: "cl"}, "rdi": {8: "rdi", 4: "edi", 2: "di", 1: "dil"},
-        "rsi": {8: "rsi", 4: "esi", 2: "si", 1: "sil"}, "r8": {8: "r8", 4: "r8d", 2: "r8w", 1: "r8b"},
-        "r9": {8: "r9", 4: "r9d", 2: "r9w", 1: "r9b"}}
+_SUB = {
+    "rax": {8: "rax", 4: "eax", 2: "ax", 1: "al"},
+    "rdx": {8: "rdx", 4: "edx", 2: "dx", 1: "dl"},
+    "rcx": {8: "rcx", 4: "ecx", 2: "cx", 1: "cl"},
+    "rdi": {8: "rdi", 4: "edi", 2: "di", 1: "dil"},
+    "rsi": {8: "rsi", 4: "esi", 2: "si", 1: "sil"},
+    "r8": {8: "r8", 4: "r8d", 2: "r8w", 1: "r8b"},
+    "r9": {8: "r9", 4: "r9d", 2: "r9w", 1: "r9b"},
+}
 _WORD = {8: "qword", 4: "dword", 2: "word", 1: "byte"}
-_LANE_OPS = {"add": "add", "sub": "sub", "mul": "imul", "and": "and", "or": "or", "xor": "xor",
-             "shl": "shl", "lshr": "shr", "ashr": "sar"}
+_LANE_OPS = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "imul",
+    "and": "and",
+    "or": "or",
+    "xor": "xor",
+    "shl": "shl",
+    "lshr": "shr",
+    "ashr": "sar",
+}
 
 
 def _chunks(n: int) -> list[tuple[int, int]]:
@@ -64,10 +90,12 @@ def constant_bytes(c: Value, ty: Type) -> bytes:
             if isinstance(ty, (StructType, NamedStructType)):
                 at, ety = field_offset(ty, i), ty.elements[i]
             else:
-                assert isinstance(ty, (VectorType, ArrayType)), ty  # a constant aggregate of any other type does not parse
+                assert isinstance(ty, (VectorType, ArrayType)), (
+                    ty
+                )  # a constant aggregate of any other type does not parse
                 ety = ty.element
                 at = i * size_of(ety)
-            out[at:at + size_of(ety)] = constant_bytes(e, ety)
+            out[at : at + size_of(ety)] = constant_bytes(e, ety)
         return bytes(out)
     raise CodegenError(f"constant {print_operand(c)} is not supported in a wide value by the x86-64 code generator")
 
@@ -90,6 +118,7 @@ class WideLowering:
     lines: list[str]
 
     if TYPE_CHECKING:  # provided by the lowering class (lowering64.py, lowering_core.py, records.py)
+
         def emit(self, line: str) -> None: ...
         def load(self, dest: str, v: Value) -> None: ...
         def load_imm(self, reg: str, value: int) -> None: ...
@@ -114,7 +143,7 @@ class WideLowering:
     def store_bytes(self, dst: str, data: bytes) -> None:
         """Write constant bytes to address ``dst``."""
         for off, size in _chunks(len(data)):
-            value = int.from_bytes(data[off:off + size], "little")
+            value = int.from_bytes(data[off : off + size], "little")
             if size == 8:
                 value = value - (1 << 64) if value >> 63 else value
                 if not -(1 << 31) <= value < (1 << 31):  # no 32-bit immediate holds it
@@ -188,6 +217,7 @@ class WideLowering:
         def run(i: I.Instruction) -> None:
             self.materialize(i)
             inner(i)
+
         return run
 
     def _wide_dispatch(self, inst: I.Instruction):
@@ -408,8 +438,11 @@ class WideLowering:
             self.emit(f"mov {self.mem(offset)}, rax")
         else:
             n = 16 if part.kind == "vector" else 8
-            self.copy_bytes(f"rsp + {offset}", f"{self.wide_address(arg)} + {part.offset}",
-                            min(n, slot_bytes(arg.type) - part.offset))
+            self.copy_bytes(
+                f"rsp + {offset}",
+                f"{self.wide_address(arg)} + {part.offset}",
+                min(n, slot_bytes(arg.type) - part.offset),
+            )
 
     def _part_to_xmm(self, arg: Value, part: Part, xmm: str) -> None:
         if not is_wide(arg.type):
@@ -452,7 +485,9 @@ class WideLowering:
             for part, reg in placed:
                 addr = f"{self.wide_address(v)} + {part.offset}"
                 if reg.startswith("xmm"):
-                    self.emit(f"movups {reg}, xmmword ptr [{addr}]" if part.size > 8 else f"movq {reg}, qword ptr [{addr}]")
+                    self.emit(
+                        f"movups {reg}, xmmword ptr [{addr}]" if part.size > 8 else f"movq {reg}, qword ptr [{addr}]"
+                    )
                 else:
                     self._read(reg, addr, part.size)
         self.emit("leave")

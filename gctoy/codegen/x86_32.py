@@ -49,15 +49,30 @@ from ..ir.values import Argument, ConstantInt, Function, Value
 from .addresses import signed, unsigned
 from .data import data_text
 from .frame import CodegenError
-from .frame32 import (ARG_REGISTERS_32, CALLEE_SAVED, DEFAULT_HOMES, EBP_FRAME_THRESHOLD, FRAME_KINDS, Frame32, home_count,
-                      place_arguments, register_homes, stack_words, value_bits)
+from .frame32 import (
+    ARG_REGISTERS_32,
+    CALLEE_SAVED,
+    DEFAULT_HOMES,
+    EBP_FRAME_THRESHOLD,
+    FRAME_KINDS,
+    Frame32,
+    home_count,
+    place_arguments,
+    register_homes,
+    stack_words,
+    value_bits,
+)
 from .lowering_core import Target, words
 from .records import strip_casts
 from .symbols import mangle, with_ir_names
 from .x86_32_arith import A, B, DIV_HELPERS, Arithmetic32
 
-_LOW = {"eax": {4: "eax", 2: "ax", 1: "al"}, "ecx": {4: "ecx", 2: "cx", 1: "cl"},
-        "edx": {4: "edx", 2: "dx", 1: "dl"}, "ebx": {4: "ebx", 2: "bx", 1: "bl"}}
+_LOW = {
+    "eax": {4: "eax", 2: "ax", 1: "al"},
+    "ecx": {4: "ecx", 2: "cx", 1: "cl"},
+    "edx": {4: "edx", 2: "dx", 1: "dl"},
+    "ebx": {4: "ebx", 2: "bx", 1: "bl"},
+}
 
 
 @dataclass(frozen=True)
@@ -132,9 +147,20 @@ def _call_types(call: I.CallBase) -> list[Type]:
 
 #: x86-32 as the lowering core sees it: operand A = EDX:EAX, B = EBX:ECX, JIT32's managed convention
 X86_32_TARGET = Target[tuple[str, ...]](
-    name="x86-32", word=4, sub_registers=_LOW, first=A, second=B, condition="esi", call_register="eax",
-    spare="ecx", symbol_move="mov", argument_registers=ARG_REGISTERS_32, callee_saved=CALLEE_SAVED,
-    value_bits=value_bits, intrinsic_hint=" (it takes abstract-machine IR: plain calls, no statepoints)")
+    name="x86-32",
+    word=4,
+    sub_registers=_LOW,
+    first=A,
+    second=B,
+    condition="esi",
+    call_register="eax",
+    spare="ecx",
+    symbol_move="mov",
+    argument_registers=ARG_REGISTERS_32,
+    callee_saved=CALLEE_SAVED,
+    value_bits=value_bits,
+    intrinsic_hint=" (it takes abstract-machine IR: plain calls, no statepoints)",
+)
 
 
 class _Lowering32(Arithmetic32):
@@ -142,8 +168,14 @@ class _Lowering32(Arithmetic32):
 
     target = X86_32_TARGET
 
-    def __init__(self, fn: Function, ebp_frame: bool, saved: tuple[str, ...], interruptible: bool = False,
-                 homes: dict[int, str] | None = None) -> None:
+    def __init__(
+        self,
+        fn: Function,
+        ebp_frame: bool,
+        saved: tuple[str, ...],
+        interruptible: bool = False,
+        homes: dict[int, str] | None = None,
+    ) -> None:
         self.fn = fn
         self.interruptible = interruptible
         self.safe_points: list[tuple[str, I.Instruction]] = []
@@ -410,8 +442,9 @@ class _Lowering32(Arithmetic32):
             raise self.refuse_intrinsic(name)
         places, size = place_arguments(_call_types(inst))
         start = self.pushed
-        self.pass_arguments([(p.register if p.register is not None else p.stack_offset, arg)
-                             for p, arg in zip(places, inst.args)])
+        self.pass_arguments(
+            [(p.register if p.register is not None else p.stack_offset, arg) for p, arg in zip(places, inst.args)]
+        )
         self.emit(self.call_instruction(inst.callee))
         self.after_call(inst, start, size // 4)
         if isinstance(inst.type, (IntType, PointerType)):
@@ -446,8 +479,9 @@ def wants_full_interruptibility(fn: Function) -> bool:
     return bool(backedges(fn))
 
 
-def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto",
-                   gc_registers: int = 0) -> _Lowering32:
+def lower_function(
+    fn: Function, frame: str = "auto", interruptible: str = "auto", gc_registers: int = 0
+) -> _Lowering32:
     """Lower one function: a first pass finds the callee-saved registers it uses, the second is final.
 
     ``gc_registers``: how many GC pointer values (0 to 3) may live in a callee-saved register across
@@ -468,8 +502,9 @@ def lower_function(fn: Function, frame: str = "auto", interruptible: str = "auto
     return final
 
 
-def compile_module32(module: Module, frame: str = "auto", interruptible: str = "auto",
-                     gc_registers: int | bool = DEFAULT_HOMES) -> CompiledModule32:
+def compile_module32(
+    module: Module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = DEFAULT_HOMES
+) -> CompiledModule32:
     """Lower every defined function to x86-32 (JIT32 conventions) and assemble the image.
 
     ``frame``: ``auto`` (EBP frames for large methods), ``ebp`` or ``esp``. ``interruptible``:
@@ -506,9 +541,17 @@ def compile_module32(module: Module, frame: str = "auto", interruptible: str = "
     image = Image.from_assembly(asm_text, text_of_data, arch="x86_32", natives=labels)
     image = with_ir_names(image, tuple(natives))
     functions = tuple(
-        CompiledFunction32(lw.name, image.address_of(lw.name), lw.frame, tuple(lw.calls), tuple(lw.pushes),
-                           f"{lw.label}.prolog_end", f"{lw.label}.epilog", f"{lw.label}.end",
-                           tuple(lw.safe_points))
+        CompiledFunction32(
+            lw.name,
+            image.address_of(lw.name),
+            lw.frame,
+            tuple(lw.calls),
+            tuple(lw.pushes),
+            f"{lw.label}.prolog_end",
+            f"{lw.label}.epilog",
+            f"{lw.label}.end",
+            tuple(lw.safe_points),
+        )
         for lw in lowered
     )
     return CompiledModule32(asm_text, text_of_data, functions, tuple(natives), image, module)

@@ -24,11 +24,26 @@ from .lowering_core import LoweringCore
 
 #: runtime helpers for the 64-bit divisions (each takes two i64 on the stack, returns i64)
 DIV_HELPERS = {op: f"__gctoy_i64_{op}" for op in HELPER_OPCODES}
-_UNSIGNED_CC = {"eq": "e", "ne": "ne", "ugt": "a", "uge": "ae", "ult": "b", "ule": "be",
-                "sgt": "a", "sge": "ae", "slt": "b", "sle": "be"}
+_UNSIGNED_CC = {
+    "eq": "e",
+    "ne": "ne",
+    "ugt": "a",
+    "uge": "ae",
+    "ult": "b",
+    "ule": "be",
+    "sgt": "a",
+    "sge": "ae",
+    "slt": "b",
+    "sle": "be",
+}
 _HIGH_CC = {"ugt": "a", "uge": "a", "ult": "b", "ule": "b", "sgt": "g", "sge": "g", "slt": "l", "sle": "l"}
-_PAIRWISE = {"add": ("add", "adc"), "sub": ("sub", "sbb"), "and": ("and", "and"),
-             "or": ("or", "or"), "xor": ("xor", "xor")}
+_PAIRWISE = {
+    "add": ("add", "adc"),
+    "sub": ("sub", "sbb"),
+    "and": ("and", "and"),
+    "or": ("or", "or"),
+    "xor": ("xor", "xor"),
+}
 A = ("eax", "edx")  # (lo, hi)
 B = ("ecx", "ebx")
 

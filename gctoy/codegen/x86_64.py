@@ -42,6 +42,7 @@ STACKMAP_SECTION = ".llvm_stackmaps"
 
 __all__ = ["STACKMAP_SECTION", "CompiledFunction", "CompiledModule", "compile", "compile_module"]
 
+
 @dataclass(frozen=True)
 class CompiledFunction:
     """One lowered function: where it landed, its frame and the labels after its statepoints."""
@@ -102,8 +103,9 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
         lowered.append(lowering)
         patch_bytes += lowering.patch_bytes
         if patch_bytes > MAX_CODE_BYTES:
-            raise CodegenError(f"the statepoints' patch bytes add up to more than the image's {MAX_CODE_BYTES} "
-                               "bytes of code")
+            raise CodegenError(
+                f"the statepoints' patch bytes add up to more than the image's {MAX_CODE_BYTES} bytes of code"
+            )
     defined = {lowering.name for lowering in lowered}
     natives: list[str] = []
     for lowering in lowered:
@@ -117,9 +119,16 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
     functions, records, compiled = [], [], []
     for lowering in lowered:
         address = image.address_of(lowering.name)
-        compiled.append(CompiledFunction(lowering.name, address, lowering.frame,
-                                         tuple(r.label for r in lowering.records), tuple(lowering.gc_roots),
-                                         tuple(lowering.frame.unwind_rows())))
+        compiled.append(
+            CompiledFunction(
+                lowering.name,
+                address,
+                lowering.frame,
+                tuple(r.label for r in lowering.records),
+                tuple(lowering.gc_roots),
+                tuple(lowering.frame.unwind_rows()),
+            )
+        )
         if not lowering.records:
             continue
         functions.append(StkSizeRecord(address, lowering.frame.recorded_stack_size, len(lowering.records)))

@@ -141,4 +141,4 @@ def decode_dword(data: bytes, offset: int = 0) -> tuple[int, int]:
     """Read a 32-bit little-endian value at ``offset``; returns ``(value, offset + 4)``."""
     if offset + 4 > len(data):
         raise DecodeError(min(offset, len(data)), "DWORD runs past the end of the data")
-    return int.from_bytes(data[offset:offset + 4], "little"), offset + 4
+    return int.from_bytes(data[offset : offset + 4], "little"), offset + 4

@@ -22,9 +22,28 @@ REG_NUMBERS = {name: i for i, name in enumerate(REG_NAMES)}
 #: what a decoded entry is: pointer-table entries (all three encodings), the header's bytes and the info
 #: tables' (epilogs, no-GC regions, untracked slots, frame-variable lifetimes)
 EntryKind = Literal[
-    "reg-live", "reg-dead", "push", "push-non-ptr", "pop", "kill", "skip", "prefix", "end", "call", "this",
-    "iptr", "shortcut", "fixup", "fixup2", "trailing", "method-size", "arg-tab-offset", "epilog",
-    "no-gc-region", "untracked", "lifetime",
+    "reg-live",
+    "reg-dead",
+    "push",
+    "push-non-ptr",
+    "pop",
+    "kill",
+    "skip",
+    "prefix",
+    "end",
+    "call",
+    "this",
+    "iptr",
+    "shortcut",
+    "fixup",
+    "fixup2",
+    "trailing",
+    "method-size",
+    "arg-tab-offset",
+    "epilog",
+    "no-gc-region",
+    "untracked",
+    "lifetime",
 ]
 
 

@@ -62,8 +62,11 @@ def header_lines(decoded: DecodedMethod, data: bytes) -> list[str]:
     """``DumpInfoHdr``'s lines: the header fields, the epilogs, argTabOffset and the raw header bytes."""
     info = decoded.info
     h = info.header
-    regs = "".join(name + " " for name, saved in (("EDI", h.edi_saved), ("ESI", h.esi_saved),
-                                                    ("EBX", h.ebx_saved), ("EBP", h.ebp_saved)) if saved)
+    regs = "".join(
+        name + " "
+        for name, saved in (("EDI", h.edi_saved), ("ESI", h.esi_saved), ("EBX", h.ebx_saved), ("EBP", h.ebp_saved))
+        if saved
+    )
     lines = [
         f"    method      size   = {info.method_size:04X}",
         f"    prolog      size   = {h.prolog_size:2d} ",
@@ -79,9 +82,14 @@ def header_lines(decoded: DecodedMethod, data: bytes) -> list[str]:
         f"    untracked count    = {h.untracked_cnt:2d} ",
         f"    var ptr tab count  = {h.var_ptr_table_size:2d} ",
     ]
-    for flag, text in ((h.security, "security check obj"), (h.handlers, "exception handlers"),
-                       (h.localloc, "localloc          "), (h.edit_n_continue, "edit & continue   "),
-                       (h.prof_callbacks, "profiler callbacks"), (h.varargs, "varargs           ")):
+    for flag, text in (
+        (h.security, "security check obj"),
+        (h.handlers, "exception handlers"),
+        (h.localloc, "localloc          "),
+        (h.edit_n_continue, "edit & continue   "),
+        (h.prof_callbacks, "profiler callbacks"),
+        (h.varargs, "varargs           "),
+    ):
         if flag:
             lines.append(f"    {text} = yes")
     if h.gs_cookie_offset:
@@ -99,7 +107,7 @@ def header_lines(decoded: DecodedMethod, data: bytes) -> list[str]:
     if decoded.arg_tab_offset is not None:
         lines.append(f"    argTabOffset = {decoded.arg_tab_offset:x}  ")
     end = max(r.end for r in decoded.regions if r.name in ("method size", "header", "epilogs", "argTabOffset"))
-    lines += [bytes_column(data[i:min(i + MAX_ENCODING_BYTES, end)]) for i in range(0, end, MAX_ENCODING_BYTES)]
+    lines += [bytes_column(data[i : min(i + MAX_ENCODING_BYTES, end)]) for i in range(0, end, MAX_ENCODING_BYTES)]
     return lines
 
 
@@ -130,15 +138,16 @@ def entry_lines(entries: tuple[TableEntry, ...] | list[TableEntry], data: bytes,
         if entry.text is None:
             carried = first
             continue
-        lines.append(bytes_column(data[first:entry.end]) + entry.text)
+        lines.append(bytes_column(data[first : entry.end]) + entry.text)
         carried = None
     if final and carried is not None:
-        lines.append(bytes_column(data[carried:entries[-1].end]))
+        lines.append(bytes_column(data[carried : entries[-1].end]))
     return lines
 
 
-def gcdump(data: bytes | MethodGCInfo, version: int = CURRENT_VERSION, *, legacy: bool = False,
-           headings: bool = True) -> str:
+def gcdump(
+    data: bytes | MethodGCInfo, version: int = CURRENT_VERSION, *, legacy: bool = False, headings: bool = True
+) -> str:
     """The gcdump text of a whole blob (or of a `MethodGCInfo`, encoded first), ending with a newline."""
     if isinstance(data, MethodGCInfo):
         data = encode(data, version, legacy=legacy)
@@ -152,8 +161,14 @@ def gcdump(data: bytes | MethodGCInfo, version: int = CURRENT_VERSION, *, legacy
     return "\n".join(lines) + "\n"
 
 
-def classify_offset(data: bytes | MethodGCInfo, offset: int, version: int = CURRENT_VERSION, *,
-                    legacy: bool = False, accumulate: bool = False) -> str:
+def classify_offset(
+    data: bytes | MethodGCInfo,
+    offset: int,
+    version: int = CURRENT_VERSION,
+    *,
+    legacy: bool = False,
+    accumulate: bool = False,
+) -> str:
     """gcdump's ``DumpPtrsInFrame`` line for code ``offset``: prolog, epilog (n bytes into it) or body.
 
     gcdump reads the epilog table without adding the deltas up; ``accumulate=True`` uses the real
@@ -176,12 +191,12 @@ def classify_offset(data: bytes | MethodGCInfo, offset: int, version: int = CURR
     return f"    Offset {offset:04X} is within the method's body"
 
 
-def _stored_epilog_values(data: bytes, version: int, legacy: bool,
-                          decoded: DecodedMethod | None = None) -> tuple[int, ...] | None:
+def _stored_epilog_values(
+    data: bytes, version: int, legacy: bool, decoded: DecodedMethod | None = None
+) -> tuple[int, ...] | None:
     """The raw UDelta values of the epilog table (None when the blob has no table)."""
     decoded = decoded or decode_with_entries(data, version, legacy=legacy)
     region = decoded.region("epilogs")
     if region is None:
         return None
     return tuple(decode_unsigned(data, entry.start)[0] for entry in region.entries)
-

@@ -117,8 +117,11 @@ def decoded_method(data: bytes, version: int = CURRENT_VERSION, *, legacy: bool 
 
 
 def _as_decoded(info_or_bytes: MethodGCInfo | bytes, version: int, legacy: bool) -> tuple[DecodedMethod, bytes]:
-    data = encode(info_or_bytes, version, legacy=legacy) if isinstance(info_or_bytes, MethodGCInfo) \
+    data = (
+        encode(info_or_bytes, version, legacy=legacy)
+        if isinstance(info_or_bytes, MethodGCInfo)
         else bytes(info_or_bytes)
+    )
     return _decoded(data, version, legacy), data
 
 
@@ -133,8 +136,9 @@ def code_region(info: MethodGCInfo, code_offset: int) -> tuple[CodeRegion, int]:
     return "body", 0
 
 
-def _scan(decoded: DecodedMethod, data: bytes, cur_offs: int, regs_offs: int | None,
-          partial_arg_info: bool) -> PtrTableState:
+def _scan(
+    decoded: DecodedMethod, data: bytes, cur_offs: int, regs_offs: int | None, partial_arg_info: bool
+) -> PtrTableState:
     """Ask the pointer-table module what is live at ``cur_offs`` (registers at ``regs_offs``).
 
     Only the fully interruptible table takes options: the register offset of the curOffs-1 rule
@@ -149,16 +153,24 @@ def _scan(decoded: DecodedMethod, data: bytes, cur_offs: int, regs_offs: int | N
     return module.scan(data, start, hdr, cur_offs)
 
 
-def pushed_arg_size(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, version: int = CURRENT_VERSION,
-                    legacy: bool = False) -> int:
+def pushed_arg_size(
+    info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, version: int = CURRENT_VERSION, legacy: bool = False
+) -> int:
     """Bytes of outgoing arguments pushed at ``code_offset`` (``GetPushedArgSize``); 0 in EBP partial tables."""
     decoded, data = _as_decoded(info_or_bytes, version, legacy)
     hdr = decoded.info.header
     return _scan(decoded, data, code_offset, None, legacy and hdr.ebp_frame).pushed_bytes
 
 
-def initial_esp(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, esp: int | None = None,
-                ebp: int | None = None, version: int = CURRENT_VERSION, legacy: bool = False) -> int:
+def initial_esp(
+    info_or_bytes: MethodGCInfo | bytes,
+    code_offset: int,
+    *,
+    esp: int | None = None,
+    ebp: int | None = None,
+    version: int = CURRENT_VERSION,
+    legacy: bool = False,
+) -> int:
     """ESP as the prolog left it: ``ESP + pushedSize`` (EBP-less), ``EBP - (stackSize - 4)`` (EBP frame)."""
     decoded, data = _as_decoded(info_or_bytes, version, legacy)
     hdr = decoded.info.header
@@ -171,8 +183,15 @@ def initial_esp(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, esp: i
     return esp + _scan(decoded, data, code_offset, None, legacy and hdr.ebp_frame).pushed_bytes
 
 
-def return_address_slot(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, esp: int | None = None,
-                        ebp: int | None = None, version: int = CURRENT_VERSION, legacy: bool = False) -> int:
+def return_address_slot(
+    info_or_bytes: MethodGCInfo | bytes,
+    code_offset: int,
+    *,
+    esp: int | None = None,
+    ebp: int | None = None,
+    version: int = CURRENT_VERSION,
+    legacy: bool = False,
+) -> int:
     """Where the return address is: ``EBP + 4`` in EBP frames, ``initial ESP + stackSize`` otherwise."""
     decoded, _ = _as_decoded(info_or_bytes, version, legacy)
     hdr = decoded.info.header
@@ -186,10 +205,19 @@ def return_address_slot(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *
 # --------------------------------------------------------------------------- EnumGcRefs
 
 
-def gc_refs_at(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, active_frame: bool,
-               regs: Mapping[str, int] | None = None, esp: int | None = None, ebp: int | None = None,
-               read_dword: Callable[[int], int] | None = None, execution_aborted: bool = False,
-               version: int = CURRENT_VERSION, legacy: bool = False) -> list[GCRef]:
+def gc_refs_at(
+    info_or_bytes: MethodGCInfo | bytes,
+    code_offset: int,
+    *,
+    active_frame: bool,
+    regs: Mapping[str, int] | None = None,
+    esp: int | None = None,
+    ebp: int | None = None,
+    read_dword: Callable[[int], int] | None = None,
+    execution_aborted: bool = False,
+    version: int = CURRENT_VERSION,
+    legacy: bool = False,
+) -> list[GCRef]:
     """The live GC references at ``code_offset``, in the order the runtime reports them.
 
     ``regs`` maps register names to values (``ESP``/``EBP`` there stand in for ``esp``/``ebp``);
@@ -229,13 +257,7 @@ def gc_refs_at(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, active_
         if state.this_reg is not None:
             out.append(reg(state.this_reg, False))
     else:
-        if hdr.interruptible:
-            names = [r for r in INTERRUPTIBLE_REPORT_ORDER if active_frame or r not in SCRATCH_REGS]
-        else:
-            names = list(CALL_SITE_REPORT_ORDER)
-        for name in names:
-            if name in state.live_regs:
-                out.append(reg(name, name in state.interior_regs))
+        out += [reg(name, name in state.interior_regs) for name in _live_registers(state, hdr, active_frame)]
         out += _pushed_args(state, hdr, esp, ebp, read_dword, slot)
     # Untracked slots: argBase + offset (double-aligned frames: incoming args are EBP-based).
     if hdr.ebp_frame:
@@ -260,8 +282,19 @@ def gc_refs_at(info_or_bytes: MethodGCInfo | bytes, code_offset: int, *, active_
     return out
 
 
-def _pushed_args(state: PtrTableState, hdr: InfoHdr, esp: int | None, ebp: int | None,
-                 read_dword: Callable[[int], int] | None, slot) -> list[GCRef]:
+def _live_registers(state: PtrTableState, hdr: InfoHdr, active_frame: bool) -> list[str]:
+    """The registers holding live references, in the runtime's report order (scratch ones only in the
+    active frame of a fully interruptible method)."""
+    if hdr.interruptible:
+        names = [r for r in INTERRUPTIBLE_REPORT_ORDER if active_frame or r not in SCRATCH_REGS]
+    else:
+        names = list(CALL_SITE_REPORT_ORDER)
+    return [name for name in names if name in state.live_regs]
+
+
+def _pushed_args(
+    state: PtrTableState, hdr: InfoHdr, esp: int | None, ebp: int | None, read_dword: Callable[[int], int] | None, slot
+) -> list[GCRef]:
     """The pending outgoing arguments holding GC pointers."""
     out = []
     for arg in state.pushed_args:

@@ -13,21 +13,62 @@ from pathlib import Path
 
 #: The columns of one shortcut row, in the order of CoreCLR's `InfoHdrSmall` initializers.
 SHORTCUT_FIELDS = (
-    "prologSize", "epilogSize", "epilogCount", "epilogAtEnd", "ediSaved", "esiSaved", "ebxSaved",
-    "ebpSaved", "ebpFrame", "interruptible", "doubleAlign", "security", "handlers", "localloc",
-    "editNcontinue", "varargs", "profCallbacks", "genericsContext", "genericsContextIsMethodDesc",
-    "returnKind", "isAsync", "argCount", "frameSize", "untrackedCnt", "varPtrTableSize",
+    "prologSize",
+    "epilogSize",
+    "epilogCount",
+    "epilogAtEnd",
+    "ediSaved",
+    "esiSaved",
+    "ebxSaved",
+    "ebpSaved",
+    "ebpFrame",
+    "interruptible",
+    "doubleAlign",
+    "security",
+    "handlers",
+    "localloc",
+    "editNcontinue",
+    "varargs",
+    "profCallbacks",
+    "genericsContext",
+    "genericsContextIsMethodDesc",
+    "returnKind",
+    "isAsync",
+    "argCount",
+    "frameSize",
+    "untrackedCnt",
+    "varPtrTableSize",
 )
 
 #: The constants copied into `tables.py` (names as in CoreCLR's gcinfotypes.h).
 CONSTANT_NAMES = (
-    "SET_FRAMESIZE_MAX", "SET_ARGCOUNT_MAX", "SET_PROLOGSIZE_MAX", "SET_EPILOGSIZE_MAX",
-    "SET_EPILOGCNT_MAX", "SET_UNTRACKED_MAX", "SET_NOGCREGIONS_MAX", "MORE_BYTES_TO_FOLLOW",
-    "IH_MAX_PROLOG_SIZE", "HAS_UNTRACKED", "HAS_VARPTR", "HAS_NOGCREGIONS",
-    "INVALID_GS_COOKIE_OFFSET", "HAS_GS_COOKIE_OFFSET", "INVALID_SYNC_OFFSET", "HAS_SYNC_OFFSET",
-    "INVALID_REV_PINVOKE_OFFSET", "HAS_REV_PINVOKE_FRAME_OFFSET", "INVALID_ARGTAB_OFFSET",
-    "MAX_PTRARG_OFS", "CP_MAX_CODE_DELTA", "CP_MAX_ARG_CNT", "CP_MAX_ARG_MASK", "OFFSET_MASK",
-    "byref_OFFSET_FLAG", "pinned_OFFSET_FLAG", "this_OFFSET_FLAG",
+    "SET_FRAMESIZE_MAX",
+    "SET_ARGCOUNT_MAX",
+    "SET_PROLOGSIZE_MAX",
+    "SET_EPILOGSIZE_MAX",
+    "SET_EPILOGCNT_MAX",
+    "SET_UNTRACKED_MAX",
+    "SET_NOGCREGIONS_MAX",
+    "MORE_BYTES_TO_FOLLOW",
+    "IH_MAX_PROLOG_SIZE",
+    "HAS_UNTRACKED",
+    "HAS_VARPTR",
+    "HAS_NOGCREGIONS",
+    "INVALID_GS_COOKIE_OFFSET",
+    "HAS_GS_COOKIE_OFFSET",
+    "INVALID_SYNC_OFFSET",
+    "HAS_SYNC_OFFSET",
+    "INVALID_REV_PINVOKE_OFFSET",
+    "HAS_REV_PINVOKE_FRAME_OFFSET",
+    "INVALID_ARGTAB_OFFSET",
+    "MAX_PTRARG_OFS",
+    "CP_MAX_CODE_DELTA",
+    "CP_MAX_ARG_CNT",
+    "CP_MAX_ARG_MASK",
+    "OFFSET_MASK",
+    "byref_OFFSET_FLAG",
+    "pinned_OFFSET_FLAG",
+    "this_OFFSET_FLAG",
 )
 
 
@@ -80,7 +121,7 @@ def render(values: dict) -> str:
     ]
     pats = values["CALL_PATTERN_TABLE"]
     for i in range(0, len(pats), 8):
-        out.append("    " + " ".join(f"0x{v:08X}," for v in pats[i:i + 8]))
+        out.append("    " + " ".join(f"0x{v:08X}," for v in pats[i : i + 8]))
     out += [
         ")",
         "",

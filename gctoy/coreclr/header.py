@@ -130,27 +130,51 @@ class InfoHdr:
 
 #: InfoHdr attribute for each CoreCLR column name of the shortcut table.
 _ATTR = {
-    "prologSize": "prolog_size", "epilogSize": "epilog_size", "epilogCount": "epilog_count",
-    "epilogAtEnd": "epilog_at_end", "ediSaved": "edi_saved", "esiSaved": "esi_saved",
-    "ebxSaved": "ebx_saved", "ebpSaved": "ebp_saved", "ebpFrame": "ebp_frame",
-    "interruptible": "interruptible", "doubleAlign": "double_align", "security": "security",
-    "handlers": "handlers", "localloc": "localloc", "editNcontinue": "edit_n_continue",
-    "varargs": "varargs", "profCallbacks": "prof_callbacks", "genericsContext": "generics_context",
-    "genericsContextIsMethodDesc": "generics_context_is_method_desc", "returnKind": "return_kind",
-    "isAsync": "is_async", "argCount": "arg_count", "frameSize": "frame_size",
-    "untrackedCnt": "untracked_cnt", "varPtrTableSize": "var_ptr_table_size",
+    "prologSize": "prolog_size",
+    "epilogSize": "epilog_size",
+    "epilogCount": "epilog_count",
+    "epilogAtEnd": "epilog_at_end",
+    "ediSaved": "edi_saved",
+    "esiSaved": "esi_saved",
+    "ebxSaved": "ebx_saved",
+    "ebpSaved": "ebp_saved",
+    "ebpFrame": "ebp_frame",
+    "interruptible": "interruptible",
+    "doubleAlign": "double_align",
+    "security": "security",
+    "handlers": "handlers",
+    "localloc": "localloc",
+    "editNcontinue": "edit_n_continue",
+    "varargs": "varargs",
+    "profCallbacks": "prof_callbacks",
+    "genericsContext": "generics_context",
+    "genericsContextIsMethodDesc": "generics_context_is_method_desc",
+    "returnKind": "return_kind",
+    "isAsync": "is_async",
+    "argCount": "arg_count",
+    "frameSize": "frame_size",
+    "untrackedCnt": "untracked_cnt",
+    "varPtrTableSize": "var_ptr_table_size",
 }
 _BOOL_FIELDS = frozenset(f.name for f in dataclasses.fields(InfoHdr) if f.type in ("bool", bool))
 _ROW_ATTRS = tuple(_ATTR[name] for name in SHORTCUT_FIELDS)
 
 #: Flag fields with a one-byte flip code in the first set, in the JIT's fixup priority order.
 _FLAG_CODES = (
-    ("edi_saved", FLIP_EDI_SAVED), ("esi_saved", FLIP_ESI_SAVED), ("ebx_saved", FLIP_EBX_SAVED),
-    ("ebp_saved", FLIP_EBP_SAVED), ("ebp_frame", FLIP_EBP_FRAME),
-    ("interruptible", FLIP_INTERRUPTIBLE), ("double_align", FLIP_DOUBLE_ALIGN),
-    ("security", FLIP_SECURITY), ("handlers", FLIP_HANDLERS), ("localloc", FLIP_LOCALLOC),
-    ("edit_n_continue", FLIP_EDITNCONTINUE), ("varargs", FLIP_VARARGS),
-    ("prof_callbacks", FLIP_PROF_CALLBACKS), ("generics_context", FLIP_HAS_GENERICS_CONTEXT),
+    ("edi_saved", FLIP_EDI_SAVED),
+    ("esi_saved", FLIP_ESI_SAVED),
+    ("ebx_saved", FLIP_EBX_SAVED),
+    ("ebp_saved", FLIP_EBP_SAVED),
+    ("ebp_frame", FLIP_EBP_FRAME),
+    ("interruptible", FLIP_INTERRUPTIBLE),
+    ("double_align", FLIP_DOUBLE_ALIGN),
+    ("security", FLIP_SECURITY),
+    ("handlers", FLIP_HANDLERS),
+    ("localloc", FLIP_LOCALLOC),
+    ("edit_n_continue", FLIP_EDITNCONTINUE),
+    ("varargs", FLIP_VARARGS),
+    ("prof_callbacks", FLIP_PROF_CALLBACKS),
+    ("generics_context", FLIP_HAS_GENERICS_CONTEXT),
     ("generics_context_is_method_desc", FLIP_GENERICS_CONTEXT_IS_METHODDESC),
 )
 _FLIP_ATTR = {code: attr for attr, code in _FLAG_CODES}
@@ -198,8 +222,13 @@ def check_header(hdr: InfoHdr, version: int) -> None:
                 raise GCInfoEncodeError(f"{f.name} must be a bool, got {v!r}")
         elif not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= U32_MAX:
             raise GCInfoEncodeError(f"{f.name} must be an integer in 0..0xFFFFFFFF, got {v!r}")
-    limits = {"prolog_size": 0xFF, "epilog_size": 0xFF, "arg_count": 0xFFFF,
-              "epilog_count": SET_EPILOGCNT_MAX, "return_kind": 3}
+    limits = {
+        "prolog_size": 0xFF,
+        "epilog_size": 0xFF,
+        "arg_count": 0xFFFF,
+        "epilog_count": SET_EPILOGCNT_MAX,
+        "return_kind": 3,
+    }
     for name, top in limits.items():
         if getattr(hdr, name) > top:
             raise GCInfoEncodeError(f"{name} must be at most {top}, got {getattr(hdr, name)}")
@@ -229,9 +258,12 @@ def _row_matches(row: InfoHdr, target: InfoHdr) -> bool:
         return False
     if (row.var_ptr_table_size != 0) != (target.var_ptr_table_size != 0):
         return False
-    return (target.gs_cookie_offset == 0 and target.sync_start_offset == 0
-            and target.rev_pinvoke_offset == INVALID_REV_PINVOKE_OFFSET
-            and target.no_gc_region_cnt == 0)
+    return (
+        target.gs_cookie_offset == 0
+        and target.sync_start_offset == 0
+        and target.rev_pinvoke_offset == INVALID_REV_PINVOKE_OFFSET
+        and target.no_gc_region_cnt == 0
+    )
 
 
 def _state_matches(state: dict, target: InfoHdr) -> bool:
@@ -248,8 +280,9 @@ def _state_matches(state: dict, target: InfoHdr) -> bool:
         return False
     if (state["sync_start_offset"] == 0) != (target.sync_start_offset == 0):
         return False
-    if ((state["rev_pinvoke_offset"] == INVALID_REV_PINVOKE_OFFSET)
-            != (target.rev_pinvoke_offset == INVALID_REV_PINVOKE_OFFSET)):
+    if (state["rev_pinvoke_offset"] == INVALID_REV_PINVOKE_OFFSET) != (
+        target.rev_pinvoke_offset == INVALID_REV_PINVOKE_OFFSET
+    ):
         return False
     return state["no_gc_region_cnt"] == target.no_gc_region_cnt or (
         target.no_gc_region_cnt > SET_NOGCREGIONS_MAX and state["no_gc_region_cnt"] == HAS_NOGCREGIONS
@@ -276,9 +309,12 @@ def _distance(target: InfoHdr, row: InfoHdr, version: int) -> int:
         d += 1
     if (row.var_ptr_table_size != 0) != (target.var_ptr_table_size != 0):
         d += 1
-    for attr, limit, bits in (("frame_size", SET_FRAMESIZE_MAX, 4), ("arg_count", SET_ARGCOUNT_MAX, 4),
-                              ("prolog_size", SET_PROLOGSIZE_MAX, 3),
-                              ("epilog_size", SET_EPILOGSIZE_MAX, 3)):
+    for attr, limit, bits in (
+        ("frame_size", SET_FRAMESIZE_MAX, 4),
+        ("arg_count", SET_ARGCOUNT_MAX, 4),
+        ("prolog_size", SET_PROLOGSIZE_MAX, 3),
+        ("epilog_size", SET_EPILOGSIZE_MAX, 3),
+    ):
         cur, tgt = getattr(row, attr), getattr(target, attr)
         if cur != tgt:
             d += 1
@@ -310,8 +346,7 @@ def choose_shortcut(hdr: InfoHdr, version: int = CURRENT_VERSION) -> tuple[int, 
     if hdr.arg_count > SET_ARGCOUNT_MAX:
         acceptable += 1 + (hdr.arg_count > 32)
     nearest, closeness = -1, 255
-    order = list(range(lo, hi)) + [n for n in range(INFO_HDR_LOOKUP[IH_MAX_PROLOG_SIZE + 1])
-                                   if not lo <= n < hi]
+    order = list(range(lo, hi)) + [n for n in range(INFO_HDR_LOOKUP[IH_MAX_PROLOG_SIZE + 1]) if not lo <= n < hi]
     for n in order:
         d = _distance(hdr, _SHORTCUTS[n], version)
         if d <= acceptable:
@@ -372,8 +407,7 @@ def _next_fix(state: dict, hdr: InfoHdr, version: int) -> tuple[int, int]:
     for attr, none, placeholder, code in (
         ("gs_cookie_offset", 0, HAS_GS_COOKIE_OFFSET, FLIP_HAS_GS_COOKIE),
         ("sync_start_offset", 0, HAS_SYNC_OFFSET, FLIP_SYNC),
-        ("rev_pinvoke_offset", INVALID_REV_PINVOKE_OFFSET, HAS_REV_PINVOKE_FRAME_OFFSET,
-         FLIP_REV_PINVOKE_FRAME),
+        ("rev_pinvoke_offset", INVALID_REV_PINVOKE_OFFSET, HAS_REV_PINVOKE_FRAME_OFFSET, FLIP_REV_PINVOKE_FRAME),
     ):
         if (state[attr] == none) != (getattr(hdr, attr) == none):
             state[attr] = placeholder if state[attr] == none else none
@@ -389,8 +423,9 @@ def _next_fix(state: dict, hdr: InfoHdr, version: int) -> tuple[int, int]:
     raise AssertionError("header encoder made no progress")  # pragma: no cover
 
 
-def _fix_number(state: dict, attr: str, cur: int, tgt: int, set_code: int, set_max: int,
-                next_code: int, bits: int, init_max: int) -> int:
+def _fix_number(
+    state: dict, attr: str, cur: int, tgt: int, set_code: int, set_max: int, next_code: int, bits: int, init_max: int
+) -> int:
     """SET a small value, or start / continue shifting in a large one."""
     if tgt <= set_max:
         state[attr] = tgt
@@ -536,9 +571,12 @@ def decode_header(data: bytes, version: int = CURRENT_VERSION, offset: int = 0) 
         else:
             _apply_first(state, code, version, offset)
         offset += 1
-    for attr, placeholder in (("untracked_cnt", HAS_UNTRACKED), ("var_ptr_table_size", HAS_VARPTR),
-                              ("gs_cookie_offset", HAS_GS_COOKIE_OFFSET),
-                              ("sync_start_offset", HAS_SYNC_OFFSET)):
+    for attr, placeholder in (
+        ("untracked_cnt", HAS_UNTRACKED),
+        ("var_ptr_table_size", HAS_VARPTR),
+        ("gs_cookie_offset", HAS_GS_COOKIE_OFFSET),
+        ("sync_start_offset", HAS_SYNC_OFFSET),
+    ):
         if state[attr] == placeholder:
             state[attr], offset = decode_unsigned(data, offset)
             if attr == "sync_start_offset":

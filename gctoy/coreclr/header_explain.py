@@ -22,19 +22,27 @@ from .entries import TableEntry
 
 _FLAG_NAMES = {code: attr for attr, code in H._FLAG_CODES}
 _CAMEL = {v: k for k, v in H._ATTR.items()} | {
-    "gs_cookie_offset": "gsCookieOffset", "sync_start_offset": "syncStartOffset",
-    "sync_end_offset": "syncEndOffset", "rev_pinvoke_offset": "revPInvokeOffset",
+    "gs_cookie_offset": "gsCookieOffset",
+    "sync_start_offset": "syncStartOffset",
+    "sync_end_offset": "syncEndOffset",
+    "rev_pinvoke_offset": "revPInvokeOffset",
     "no_gc_region_cnt": "noGCRegionCnt",
 }
 
 
 def describe_row(hdr: H.InfoHdr) -> str:
     """A one-line summary of a shortcut row (placeholders shown as such)."""
-    parts = [f"prolog {hdr.prolog_size}", f"epilog {hdr.epilog_size}",
-             f"{hdr.epilog_count} epilog{'s' if hdr.epilog_count != 1 else ''}"
-             + (" at the end" if hdr.epilog_at_end else "")]
-    saved = [r for r, on in (("EDI", hdr.edi_saved), ("ESI", hdr.esi_saved), ("EBX", hdr.ebx_saved),
-                             ("EBP", hdr.ebp_saved)) if on]
+    parts = [
+        f"prolog {hdr.prolog_size}",
+        f"epilog {hdr.epilog_size}",
+        f"{hdr.epilog_count} epilog{'s' if hdr.epilog_count != 1 else ''}"
+        + (" at the end" if hdr.epilog_at_end else ""),
+    ]
+    saved = [
+        r
+        for r, on in (("EDI", hdr.edi_saved), ("ESI", hdr.esi_saved), ("EBX", hdr.ebx_saved), ("EBP", hdr.ebp_saved))
+        if on
+    ]
     parts.append("saves " + " ".join(saved) if saved else "saves nothing")
     parts.append("EBP frame" if hdr.ebp_frame else "EBP-less")
     if hdr.interruptible:
@@ -97,8 +105,9 @@ def second_code_meaning(code: int, version: int) -> str:
 
 
 #: Each shortcut row as the header decoder's mutable state (a plain field -> value dict).
-_ROW_STATES = tuple({f.name: getattr(row, f.name) for f in dataclasses.fields(H.InfoHdr)}
-                    for row in map(H.shortcut, range(128)))
+_ROW_STATES = tuple(
+    {f.name: getattr(row, f.name) for f in dataclasses.fields(H.InfoHdr)} for row in map(H.shortcut, range(128))
+)
 
 #: Placeholder fields in the order their values follow the header, with the names of those values.
 _TRAILING = (
@@ -129,8 +138,15 @@ def walk_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0) 
     hdr, end = H.decode_header(data, version, offset)  # raises DecodeError on bad input
     first = data[offset]
     more = "; fixups follow" if first & H.MORE else ""
-    entries = [TableEntry(offset, offset + 1, None, "shortcut",
-                          f"shortcut row {first & 0x7F:#04x} ({describe_row(H.shortcut(first & 0x7F))}){more}")]
+    entries = [
+        TableEntry(
+            offset,
+            offset + 1,
+            None,
+            "shortcut",
+            f"shortcut row {first & 0x7F:#04x} ({describe_row(H.shortcut(first & 0x7F))}){more}",
+        )
+    ]
     state = dict(_ROW_STATES[first & 0x7F])
     pos, byte = offset + 1, first
     while byte & H.MORE:
@@ -162,8 +178,9 @@ def walk_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0) 
     return HeaderWalk(hdr, tuple(entries), end, frozenset(used))
 
 
-def explain_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0
-                   ) -> tuple[H.InfoHdr, list[TableEntry], int]:
+def explain_header(
+    data: bytes, version: int = H.CURRENT_VERSION, offset: int = 0
+) -> tuple[H.InfoHdr, list[TableEntry], int]:
     """Decode a header at ``offset`` and explain every byte; returns (header, entries, next offset)."""
     walk = walk_header(data, version, offset)
     return walk.header, list(walk.entries), walk.end
@@ -172,5 +189,3 @@ def explain_header(data: bytes, version: int = H.CURRENT_VERSION, offset: int = 
 def header_fields(hdr: H.InfoHdr) -> list[tuple[str, object]]:
     """(CoreCLR field name, value) for every field of ``hdr``, in the struct's order."""
     return [(_CAMEL[f.name], getattr(hdr, f.name)) for f in dataclasses.fields(hdr)]
-
-

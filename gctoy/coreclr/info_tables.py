@@ -146,8 +146,7 @@ def decode_epilog_table(data: bytes, offset: int, count: int) -> tuple[tuple[int
         start_byte = offset
         previous, offset = decode_udelta(data, offset, previous)
         starts.append(previous)
-        entries.append(TableEntry(start_byte, offset, previous, "epilog",
-                                  f"    epilog #{i:2d}    at   {previous:04X}"))
+        entries.append(TableEntry(start_byte, offset, previous, "epilog", f"    epilog #{i:2d}    at   {previous:04X}"))
     return tuple(starts), entries, offset
 
 
@@ -162,15 +161,15 @@ def encode_no_gc_regions(regions: tuple[NoGCRegion, ...]) -> bytes:
         _check_int(region.offset, f"no-GC region #{i} offset", 0, U32_MAX)
         _check_int(region.size, f"no-GC region #{i} size", 0, U32_MAX)
         if region.offset < previous:
-            raise GCInfoEncodeError(f"no-GC region #{i} at {region.offset:#x} is out of order "
-                                    f"(the previous one starts at {previous:#x})")
+            raise GCInfoEncodeError(
+                f"no-GC region #{i} at {region.offset:#x} is out of order (the previous one starts at {previous:#x})"
+            )
         previous = region.offset
         out += encode_unsigned(region.offset) + encode_unsigned(region.size)
     return bytes(out)
 
 
-def decode_no_gc_regions(data: bytes, offset: int, count: int
-                         ) -> tuple[tuple[NoGCRegion, ...], list[TableEntry], int]:
+def decode_no_gc_regions(data: bytes, offset: int, count: int) -> tuple[tuple[NoGCRegion, ...], list[TableEntry], int]:
     """Read ``count`` no-GC regions at ``offset``; returns ``(regions, entries, next_offset)``.
 
     gcdump prints each region without its bytes; the entries carry the gcdump text anyway.
@@ -183,13 +182,17 @@ def decode_no_gc_regions(data: bytes, offset: int, count: int
         where, offset = decode_unsigned(data, offset)
         size, offset = decode_unsigned(data, offset)
         if where < previous:
-            raise DecodeError(start, f"no-GC region at {where:#x} is out of order "
-                                     f"(the previous one starts at {previous:#x})")
+            raise DecodeError(
+                start, f"no-GC region at {where:#x} is out of order (the previous one starts at {previous:#x})"
+            )
         previous = where
         region = NoGCRegion(where, size)
         regions.append(region)
-        entries.append(TableEntry(start, offset, where, "no-gc-region",
-                                  f"[{where:04X}-{(where + size) & U32_MAX:04X}) no GC region"))
+        entries.append(
+            TableEntry(
+                start, offset, where, "no-gc-region", f"[{where:04X}-{(where + size) & U32_MAX:04X}) no GC region"
+            )
+        )
     return tuple(regions), entries, offset
 
 
@@ -228,12 +231,15 @@ def untracked_text(slot: UntrackedSlot, hdr: InfoHdr) -> str:
     if hdr.double_align and offs >= base:
         reg, offs = "B", offs - base
     sign = "-" if offs < 0 else "+"
-    return (f"            [E{reg}P{sign}{abs(offs):02X}H] an untracked "
-            f"{'pinned ' if slot.pinned else ''}{'byref' if slot.interior else ''} local")
+    return (
+        f"            [E{reg}P{sign}{abs(offs):02X}H] an untracked "
+        f"{'pinned ' if slot.pinned else ''}{'byref' if slot.interior else ''} local"
+    )
 
 
-def decode_untracked(data: bytes, offset: int, count: int, hdr: InfoHdr, *, legacy: bool = False
-                     ) -> tuple[tuple[UntrackedSlot, ...], list[TableEntry], int]:
+def decode_untracked(
+    data: bytes, offset: int, count: int, hdr: InfoHdr, *, legacy: bool = False
+) -> tuple[tuple[UntrackedSlot, ...], list[TableEntry], int]:
     """Read ``count`` untracked slots at ``offset``; returns ``(slots, entries, next_offset)``."""
     slots: list[UntrackedSlot] = []
     entries: list[TableEntry] = []
@@ -245,8 +251,7 @@ def decode_untracked(data: bytes, offset: int, count: int, hdr: InfoHdr, *, lega
         if not I32_MIN <= value <= I32_MAX:
             raise DecodeError(start, f"untracked offset {last} - {stored} does not fit in 32 bits")
         last = value
-        slot = UntrackedSlot(value & ~OFFSET_MASK, bool(value & BYREF_OFFSET_FLAG),
-                             bool(value & PINNED_OFFSET_FLAG))
+        slot = UntrackedSlot(value & ~OFFSET_MASK, bool(value & BYREF_OFFSET_FLAG), bool(value & PINNED_OFFSET_FLAG))
         slots.append(slot)
         entries.append(TableEntry(start, offset, None, "untracked", untracked_text(slot, hdr)))
     return tuple(slots), entries, offset
@@ -268,8 +273,10 @@ def encode_lifetimes(lifetimes: tuple[Lifetime, ...]) -> bytes:
         if life.offset % 4:
             raise GCInfoEncodeError(f"{what} offset {life.offset} is not a multiple of 4")
         if life.begin < previous:
-            raise GCInfoEncodeError(f"{what} begins at {life.begin:#x}, before the previous entry "
-                                    f"({previous:#x}): the table is sorted by begin offset")
+            raise GCInfoEncodeError(
+                f"{what} begins at {life.begin:#x}, before the previous entry "
+                f"({previous:#x}): the table is sorted by begin offset"
+            )
         if life.end < life.begin:
             raise GCInfoEncodeError(f"{what} ends at {life.end:#x}, before it begins ({life.begin:#x})")
         out += encode_unsigned(life.offset | _flags(life.interior, life.pinned))
@@ -282,12 +289,15 @@ def lifetime_text(life: Lifetime, hdr: InfoHdr, *, legacy: bool = False) -> str:
     """gcdump's line for a lifetime entry (after the bytes column)."""
     frame = "BP-" if hdr.ebp_frame else "SP+"
     bit1 = ("this" if legacy else "pinned") if life.pinned else ""
-    return (f"{life.begin:04X}..{life.end:04X}  [E{frame}{life.offset:02X}H] a "
-            f"{'byref ' if life.interior else ''}{bit1} pointer")
+    return (
+        f"{life.begin:04X}..{life.end:04X}  [E{frame}{life.offset:02X}H] a "
+        f"{'byref ' if life.interior else ''}{bit1} pointer"
+    )
 
 
-def decode_lifetimes(data: bytes, offset: int, count: int, hdr: InfoHdr, *, legacy: bool = False
-                     ) -> tuple[tuple[Lifetime, ...], list[TableEntry], int]:
+def decode_lifetimes(
+    data: bytes, offset: int, count: int, hdr: InfoHdr, *, legacy: bool = False
+) -> tuple[tuple[Lifetime, ...], list[TableEntry], int]:
     """Read ``count`` lifetime entries at ``offset``; returns ``(lifetimes, entries, next_offset)``."""
     lifetimes: list[Lifetime] = []
     entries: list[TableEntry] = []
@@ -298,8 +308,9 @@ def decode_lifetimes(data: bytes, offset: int, count: int, hdr: InfoHdr, *, lega
         begin, offset = decode_udelta(data, offset, previous)
         end, offset = decode_udelta(data, offset, begin)
         previous = begin
-        life = Lifetime(value & ~OFFSET_MASK, begin, end, bool(value & BYREF_OFFSET_FLAG),
-                        bool(value & PINNED_OFFSET_FLAG))
+        life = Lifetime(
+            value & ~OFFSET_MASK, begin, end, bool(value & BYREF_OFFSET_FLAG), bool(value & PINNED_OFFSET_FLAG)
+        )
         lifetimes.append(life)
         entries.append(TableEntry(start, offset, begin, "lifetime", lifetime_text(life, hdr, legacy=legacy)))
     return tuple(lifetimes), entries, offset

@@ -112,17 +112,26 @@ class MethodGCInfo:
             raise GCInfoEncodeError(f"method_size must be an integer in 0..0xFFFFFFFF, got {m!r}")
         if not isinstance(h, InfoHdr):
             raise GCInfoEncodeError(f"header must be an InfoHdr, got {type(h).__name__}")
-        for count, items, what in ((h.epilog_count, self.epilogs, "epilog_count"),
-                                   (h.no_gc_region_cnt, self.no_gc_regions, "no_gc_region_cnt"),
-                                   (h.untracked_cnt, self.untracked, "untracked_cnt"),
-                                   (h.var_ptr_table_size, self.lifetimes, "var_ptr_table_size")):
+        for count, items, what in (
+            (h.epilog_count, self.epilogs, "epilog_count"),
+            (h.no_gc_region_cnt, self.no_gc_regions, "no_gc_region_cnt"),
+            (h.untracked_cnt, self.untracked, "untracked_cnt"),
+            (h.var_ptr_table_size, self.lifetimes, "var_ptr_table_size"),
+        ):
             if count != len(items):
-                raise GCInfoEncodeError(f"header.{what} is {count} but there are {len(items)} entries "
-                                        "(MethodGCInfo.create fills in the counts)")
-        for kind, items in (("epilog", self.epilogs), ("no-GC region", self.no_gc_regions),
-                            ("untracked slot", self.untracked), ("lifetime", self.lifetimes)):
-            cls = {"epilog": int, "no-GC region": NoGCRegion, "untracked slot": UntrackedSlot,
-                   "lifetime": Lifetime}[kind]
+                raise GCInfoEncodeError(
+                    f"header.{what} is {count} but there are {len(items)} entries "
+                    "(MethodGCInfo.create fills in the counts)"
+                )
+        for kind, items in (
+            ("epilog", self.epilogs),
+            ("no-GC region", self.no_gc_regions),
+            ("untracked slot", self.untracked),
+            ("lifetime", self.lifetimes),
+        ):
+            cls = {"epilog": int, "no-GC region": NoGCRegion, "untracked slot": UntrackedSlot, "lifetime": Lifetime}[
+                kind
+            ]
             for i, item in enumerate(items):
                 if not isinstance(item, cls) or isinstance(item, bool):
                     raise GCInfoEncodeError(f"{kind} #{i} must be a {cls.__name__}, got {item!r}")
@@ -130,13 +139,15 @@ class MethodGCInfo:
             if start < 0 or start + h.epilog_size > m:
                 raise GCInfoEncodeError(
                     f"epilog #{i} at {_signed_hex(start)} ({h.epilog_size} bytes) does not lie within the "
-                    f"method ({m:#x} bytes)")
+                    f"method ({m:#x} bytes)"
+                )
         if not epilog_table_present(h) and h.epilog_count == 1:
             implicit = m - h.epilog_size
             if self.epilogs[0] != implicit:
                 raise GCInfoEncodeError(
                     f"the only epilog ends the method (epilog_at_end), so it starts at method_size - "
-                    f"epilog_size = {implicit:#x}, not {self.epilogs[0]:#x}")
+                    f"epilog_size = {implicit:#x}, not {self.epilogs[0]:#x}"
+                )
         if self.pointer_table is None:
             object.__setattr__(self, "pointer_table", empty_pointer_table(h))
         else:
@@ -145,12 +156,22 @@ class MethodGCInfo:
             if type(self.pointer_table) is not expected:
                 raise GCInfoEncodeError(
                     f"the header selects the {pointer_table_kind(h)!r} pointer-table encoding "
-                    f"({module.__name__}.{expected.__name__}), got {type(self.pointer_table).__name__}")
+                    f"({module.__name__}.{expected.__name__}), got {type(self.pointer_table).__name__}"
+                )
 
     @classmethod
-    def create(cls, method_size: int, header: InfoHdr | None = None, *, epilogs=(), no_gc_regions=(),
-               untracked=(), lifetimes=(), pointer_table: Any = None,
-               epilog_at_end: bool | None = None) -> MethodGCInfo:
+    def create(
+        cls,
+        method_size: int,
+        header: InfoHdr | None = None,
+        *,
+        epilogs=(),
+        no_gc_regions=(),
+        untracked=(),
+        lifetimes=(),
+        pointer_table: Any = None,
+        epilog_at_end: bool | None = None,
+    ) -> MethodGCInfo:
         """A `MethodGCInfo` whose header counts are derived from the tables.
 
         ``epilog_at_end`` defaults to the JIT's rule: exactly one epilog, and it ends the method.
@@ -164,9 +185,13 @@ class MethodGCInfo:
         if epilog_at_end is None:
             epilog_at_end = len(epilogs) == 1 and epilogs[0] + header.epilog_size == method_size
         header = dataclasses.replace(
-            header, epilog_count=len(epilogs), epilog_at_end=epilog_at_end,
-            no_gc_region_cnt=len(tuple(no_gc_regions)), untracked_cnt=len(tuple(untracked)),
-            var_ptr_table_size=len(tuple(lifetimes)))
+            header,
+            epilog_count=len(epilogs),
+            epilog_at_end=epilog_at_end,
+            no_gc_region_cnt=len(tuple(no_gc_regions)),
+            untracked_cnt=len(tuple(untracked)),
+            var_ptr_table_size=len(tuple(lifetimes)),
+        )
         if pointer_table is not None:
             module = pointer_table_module(header)
             if isinstance(pointer_table, type(empty_pointer_table(header))) and hasattr(module, "canonical"):
@@ -174,8 +199,9 @@ class MethodGCInfo:
                     pointer_table = module.canonical(pointer_table)
                 except DecodeError as e:
                     raise GCInfoEncodeError(f"pointer table: {e.message}") from None
-        return cls(method_size, header, epilogs, tuple(no_gc_regions), tuple(untracked), tuple(lifetimes),
-                   pointer_table)
+        return cls(
+            method_size, header, epilogs, tuple(no_gc_regions), tuple(untracked), tuple(lifetimes), pointer_table
+        )
 
 
 def _signed_hex(n: int) -> str:
@@ -188,8 +214,11 @@ def check_code_offsets(entries, method_size: int) -> None:
     (``scanOffs <= methodSize``); the error names the entry's byte offset."""
     for entry in entries:
         if entry.code_offset is not None and entry.code_offset > method_size:
-            raise DecodeError(entry.start, f"pointer-table entry at code offset {entry.code_offset:#x} lies "
-                                           f"past the method's end ({method_size:#x} bytes)")
+            raise DecodeError(
+                entry.start,
+                f"pointer-table entry at code offset {entry.code_offset:#x} lies "
+                f"past the method's end ({method_size:#x} bytes)",
+            )
 
 
 # --------------------------------------------------------------------------- encoder
@@ -202,8 +231,11 @@ def encode(info: MethodGCInfo, version: int = CURRENT_VERSION, *, legacy: bool =
     out += encode_header(hdr, version)
     if epilog_table_present(hdr):
         out += encode_epilog_table(info.epilogs)
-    tables = (encode_no_gc_regions(info.no_gc_regions) + encode_untracked(info.untracked, legacy=legacy)
-              + encode_lifetimes(info.lifetimes))
+    tables = (
+        encode_no_gc_regions(info.no_gc_regions)
+        + encode_untracked(info.untracked, legacy=legacy)
+        + encode_lifetimes(info.lifetimes)
+    )
     if arg_tab_offset_present(hdr) and not legacy:
         out += encode_unsigned(len(tables))
     out += tables
@@ -257,8 +289,9 @@ def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: 
     data = bytes(data)
     regions: list[Region] = []
     method_size, pos = decode_unsigned(data, 0)
-    regions.append(Region("method size", 0, pos, (TableEntry(0, pos, None, "method-size",
-                                                              f"method size = {method_size:#x}"),)))
+    regions.append(
+        Region("method size", 0, pos, (TableEntry(0, pos, None, "method-size", f"method size = {method_size:#x}"),))
+    )
     hdr_start = pos
     walk = walk_header(data, version, pos)
     hdr, pos, hdr_entries, placeholders = walk.header, walk.end, walk.entries, walk.placeholders
@@ -273,19 +306,27 @@ def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: 
         regions.append(Region("epilogs", start, pos, tuple(entries)))
     elif hdr.epilog_count == 1:
         if hdr.epilog_size > method_size:
-            raise DecodeError(hdr_start, f"the epilog ({hdr.epilog_size} bytes) is larger than the method "
-                                         f"({method_size} bytes)")
+            raise DecodeError(
+                hdr_start, f"the epilog ({hdr.epilog_size} bytes) is larger than the method ({method_size} bytes)"
+            )
         epilogs = (method_size - hdr.epilog_size,)
     else:
         epilogs = ()
     arg_tab_offset = None
     arg_tab_at = pos
-    has_arg_tab = bool(placeholders & {"untracked_cnt", "var_ptr_table_size", "no_gc_region_cnt"}) \
-        or hdr.no_gc_region_cnt > 0
+    has_arg_tab = (
+        bool(placeholders & {"untracked_cnt", "var_ptr_table_size", "no_gc_region_cnt"}) or hdr.no_gc_region_cnt > 0
+    )
     if has_arg_tab and not legacy:
         arg_tab_offset, pos = decode_unsigned(data, pos)
-        regions.append(Region("argTabOffset", arg_tab_at, pos, (
-            TableEntry(arg_tab_at, pos, None, "arg-tab-offset", f"argTabOffset = {arg_tab_offset:#x}"),)))
+        regions.append(
+            Region(
+                "argTabOffset",
+                arg_tab_at,
+                pos,
+                (TableEntry(arg_tab_at, pos, None, "arg-tab-offset", f"argTabOffset = {arg_tab_offset:#x}"),),
+            )
+        )
     tables_start = pos
     start = pos
     no_gc, entries, pos = decode_no_gc_regions(data, pos, hdr.no_gc_region_cnt)
@@ -300,8 +341,11 @@ def decode_with_entries(data: bytes, version: int = CURRENT_VERSION, *, legacy: 
     if hdr.var_ptr_table_size:
         regions.append(Region("lifetimes", start, pos, tuple(entries)))
     if arg_tab_offset is not None and arg_tab_offset != pos - tables_start:
-        raise DecodeError(arg_tab_at, f"argTabOffset is {arg_tab_offset} but the no-GC, untracked and lifetime "
-                                      f"tables take {pos - tables_start} bytes")
+        raise DecodeError(
+            arg_tab_at,
+            f"argTabOffset is {arg_tab_offset} but the no-GC, untracked and lifetime "
+            f"tables take {pos - tables_start} bytes",
+        )
     start = pos
     if pos >= len(data):
         raise DecodeError(pos, "the pointer table is missing (no bytes left)")

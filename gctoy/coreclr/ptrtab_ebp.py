@@ -95,8 +95,14 @@ def _names(mask: int) -> tuple[str, ...]:
 def canonical(table: EbpTable) -> EbpTable:
     """The table with register tuples in EDI, ESI, EBX order (the form `decode_table` returns)."""
     calls = tuple(
-        CallSite(c.offset, _names(_mask(c.regs, "regs")), _names(_mask(c.byref_regs, "byref_regs")),
-                 c.arg_mask, c.byref_arg_mask, c.arg_offsets)
+        CallSite(
+            c.offset,
+            _names(_mask(c.regs, "regs")),
+            _names(_mask(c.byref_regs, "byref_regs")),
+            c.arg_mask,
+            c.byref_arg_mask,
+            c.arg_offsets,
+        )
         for c in table.calls
     )
     return EbpTable(table.this_reg, calls)
@@ -158,8 +164,13 @@ def _encode_call(call: CallSite, delta: int, where: str) -> bytes:
             if arg.offset % 4:
                 raise GCInfoEncodeError(f"{where}: argument offset {arg.offset} is not a multiple of 4")
             listed += encode_unsigned(arg.offset | int(arg.interior))
-        return (bytes([0xFB, regs_byte]) + encode_dword(delta) + encode_dword(len(call.arg_offsets))
-                + encode_dword(len(listed)) + bytes(listed))
+        return (
+            bytes([0xFB, regs_byte])
+            + encode_dword(delta)
+            + encode_dword(len(call.arg_offsets))
+            + encode_dword(len(listed))
+            + bytes(listed)
+        )
     byref = bool(byref_regs or byref_args)
     if 0 < delta < 16 and args == 0 and not byref:
         return bytes([regs << 4 | delta])
@@ -359,9 +370,12 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, regs_offs: in
     if hit.arg_offsets is not None:
         args = tuple(PushedArg("ESP", a.offset, a.interior) for a in hit.arg_offsets)
     else:
-        args = tuple(PushedArg("ESP", 4 * i, bool(hit.byref_arg_mask >> i & 1))
-                     for i in range(32) if hit.arg_mask >> i & 1)
+        args = tuple(
+            PushedArg("ESP", 4 * i, bool(hit.byref_arg_mask >> i & 1)) for i in range(32) if hit.arg_mask >> i & 1
+        )
     return PtrTableState(
-        live_regs=frozenset(hit.regs), interior_regs=frozenset(hit.byref_regs),
-        pushed_args=args, this_reg=this_reg,
+        live_regs=frozenset(hit.regs),
+        interior_regs=frozenset(hit.byref_regs),
+        pushed_args=args,
+        this_reg=this_reg,
     )

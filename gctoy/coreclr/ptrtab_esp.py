@@ -60,6 +60,18 @@ from .ptrtab_esp_raise import canonical
 from .ptrtab_esp_scan import scan
 
 __all__ = [
-    "CALLEE_SAVED", "MASK_BITS", "MAX_PENDING", "Call", "EspEvent", "EspTable", "Kill", "Pop", "Push", "ThisReg",
-    "canonical", "decode_table", "encode_table", "scan",
+    "CALLEE_SAVED",
+    "MASK_BITS",
+    "MAX_PENDING",
+    "Call",
+    "EspEvent",
+    "EspTable",
+    "Kill",
+    "Pop",
+    "Push",
+    "ThisReg",
+    "canonical",
+    "decode_table",
+    "encode_table",
+    "scan",
 ]

@@ -161,8 +161,11 @@ class _Parser:
         self.advance(delta, start)
         args = tuple(sorted((v >> 2, bool(v & 1)) for v in offsets))
         self.finish(Op("call", self.cur, 0, arg_cnt, regs, iregs, args, at=start))
-        self.entry(start, "call", _call_text(self.cur, arg_cnt, regs, iregs)
-                   + f" argOffs({count}) =" + "".join(f" {v:4X}" for v in offsets))
+        self.entry(
+            start,
+            "call",
+            _call_text(self.cur, arg_cnt, regs, iregs) + f" argOffs({count}) =" + "".join(f" {v:4X}" for v in offsets),
+        )
 
     def finish(self, op: Op) -> None:
         """Check a call against the pending depth; mark it fat the way the encoder would."""
@@ -170,16 +173,20 @@ class _Parser:
             raise DecodeError(op.at, f"call pops {op.arg_cnt} DWORDs but only {self.depth} are pending")
         self.depth -= op.arg_cnt
         if op.args and op.args[-1][0] >= self.depth:
-            raise DecodeError(op.at, f"call reports [ESP+{4 * op.args[-1][0]:#x}] but only "
-                              f"{self.depth} DWORDs are pending")
+            raise DecodeError(
+                op.at, f"call reports [ESP+{4 * op.args[-1][0]:#x}] but only {self.depth} DWORDs are pending"
+            )
         if op.arg_cnt < 4 and not op.regs and not op.args:  # the encoder would write a pop or a skip
             self.flush()
             self.ops.append(Op("pop", op.offset, op.arg_cnt, at=op.at))
             return
         fat = self.depth > MASK_BITS and bool(op.args)
         if not fat and any(i >= 28 for i, interior in op.args if interior):
-            raise DecodeError(op.at, "an interior pending pointer beyond [ESP+0x6C] with at most 32 DWORDs "
-                              "pending: the JIT cannot write that")
+            raise DecodeError(
+                op.at,
+                "an interior pending pointer beyond [ESP+0x6C] with at most 32 DWORDs "
+                "pending: the JIT cannot write that",
+            )
         op = Op(op.kind, op.offset, 0, op.arg_cnt, op.regs, op.iregs, op.args, fat, at=op.at)
         self.flush()
         self.ops.append(op)

@@ -94,7 +94,7 @@ def _lower_call(call: Call, off: int, pending: list[int]) -> Op:
     iregs = register_mask(call.interior_regs, "interior_regs")
     if iregs & ~regs:
         raise InvalidTable("interior_regs must be a subset of regs")
-    del pending[len(pending) - arg_cnt:]
+    del pending[len(pending) - arg_cnt :]
     args = tuple((i, kind == 2) for i, kind in enumerate(reversed(pending)) if kind)
     if arg_cnt < 4 and not regs and not args:
         return Op("pop", off, arg_cnt)  # nothing to report: the pop encoding (or a bare skip)
@@ -132,11 +132,17 @@ def _call_bytes(op: Op, delta: int) -> bytes:
     """The bytes of one interesting call `delta` bytes after the previous entry."""
     if op.fat:
         offs = b"".join(encode_unsigned(4 * i | interior) for i, interior in op.args)
-        return (bytes([0xF8, op.iregs << 4 | op.regs]) + encode_dword(delta) + encode_dword(op.arg_cnt)
-                + encode_dword(len(op.args)) + encode_dword(len(offs)) + offs)
+        return (
+            bytes([0xF8, op.iregs << 4 | op.regs])
+            + encode_dword(delta)
+            + encode_dword(op.arg_cnt)
+            + encode_dword(len(op.args))
+            + encode_dword(len(offs))
+            + offs
+        )
     arg_mask = sum(1 << i for i, _ in op.args)
     iarg_mask = sum(1 << i for i, interior in op.args if interior)
-    iptr = b"\xF0" + encode_unsigned(iarg_mask << 4 | op.iregs) if op.iregs or iarg_mask else b""
+    iptr = b"\xf0" + encode_unsigned(iarg_mask << 4 | op.iregs) if op.iregs or iarg_mask else b""
     found = _lookup_pattern(op.arg_cnt, op.regs, arg_mask, delta)
     if found is not None:
         row, rest = found
@@ -196,9 +202,14 @@ def canonical_ops(ops: list[Op]) -> list[Op]:
             nxt = ops[i + 1] if i + 1 < len(ops) else None
             if delta == 0:
                 continue
-            if (delta < 16 and nxt is not None and nxt.kind == "call" and not nxt.fat
-                    and _call_bytes(nxt, nxt.offset - last)
-                    == bytes([0x40 | delta]) + _call_bytes(nxt, nxt.offset - op.offset)):
+            if (
+                delta < 16
+                and nxt is not None
+                and nxt.kind == "call"
+                and not nxt.fat
+                and _call_bytes(nxt, nxt.offset - last)
+                == bytes([0x40 | delta]) + _call_bytes(nxt, nxt.offset - op.offset)
+            ):
                 continue
         if op.kind != "this":
             last = op.offset

@@ -64,7 +64,7 @@ class _Raiser:
         popped = op.arg_cnt + (op.count if op.kind == "pop" else 0)
         if popped > len(self.stack):
             raise DecodeError(op.at, f"call pops {popped} DWORDs but only {len(self.stack)} are pending")
-        rest = self.stack[:len(self.stack) - popped]
+        rest = self.stack[: len(self.stack) - popped]
         if op.args and op.args[-1][0] >= len(rest):
             raise DecodeError(op.at, f"call reports a pending pointer beyond the {len(rest)} pending DWORDs")
         reported = {rest[-1 - i]: 2 if interior else 1 for i, interior in op.args}
@@ -72,14 +72,20 @@ class _Raiser:
             if self.state[sid] == -1:
                 self.state[sid] = self.kind[sid] = kind
             elif self.state[sid] != kind:
-                raise DecodeError(op.at, f"call reports [ESP+{4 * (len(rest) - 1 - rest.index(sid)):#x}], which "
-                                  "an earlier call saw as " + ("not a pointer" if self.state[sid] == 0
-                                                               else "a different pointer kind"))
+                raise DecodeError(
+                    op.at,
+                    f"call reports [ESP+{4 * (len(rest) - 1 - rest.index(sid)):#x}], which "
+                    "an earlier call saw as "
+                    + ("not a pointer" if self.state[sid] == 0 else "a different pointer kind"),
+                )
         if any(self.state[sid] > 0 and sid not in reported for sid in rest):
             gone = [sid for sid in self.alive if sid not in reported]
-            if gone != self.alive[:len(gone)]:
-                raise DecodeError(op.at, "call stops reporting a pending pointer below one it still reports; "
-                                  "a kill only takes the most recently pushed pointers")
+            if gone != self.alive[: len(gone)]:
+                raise DecodeError(
+                    op.at,
+                    "call stops reporting a pending pointer below one it still reports; "
+                    "a kill only takes the most recently pushed pointers",
+                )
             index, offset = self.after_call
             self.kills[index] = Kill(offset, len(gone))
             for sid in gone:

@@ -16,8 +16,9 @@ from .ptrtab_esp_model import CALLEE_SAVED, PATTERNS, check_header, read_byte, r
 from .tables import CALL_COMMON_DELTA
 
 
-def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool = False,
-         regs_offs: int | None = None) -> PtrTableState:
+def scan(
+    data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool = False, regs_offs: int | None = None
+) -> PtrTableState:
     """What the table says at return address `cur_offs` (the VM's ``scanArgRegTable``, ESP branch).
 
     Long because it is the VM's loop over the byte codes, one case per code in the VM's order, so
@@ -148,7 +149,8 @@ def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, strict: bool 
                 raise DecodeError(tab - 1, "fat call: an offset runs past the table's byte size")
             args.append(PushedArg("ESP", value & ~3, bool(value & 1)))
     else:
-        args = [PushedArg("ESP", 4 * i, bool(iarg_mask >> i & 1)) for i in range(arg_mask.bit_length())
-                if arg_mask >> i & 1]
+        args = [
+            PushedArg("ESP", 4 * i, bool(iarg_mask >> i & 1)) for i in range(arg_mask.bit_length()) if arg_mask >> i & 1
+        ]
     live = frozenset(register_names(regs))
     return PtrTableState(live, live & frozenset(register_names(iregs)), tuple(args), 4 * depth, this)

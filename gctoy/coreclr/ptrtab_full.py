@@ -378,6 +378,17 @@ def decode_table(data: bytes, offset: int, hdr: InfoHdr) -> tuple[FullTable, lis
 
 
 __all__ = [
-    "MAX_PTRARG_OFS", "FullEvent", "FullTable", "Kill", "Pop", "PushNonPtr", "PushPtr", "RegDead", "RegLive",
-    "canonical", "decode_table", "encode_table", "scan",
+    "MAX_PTRARG_OFS",
+    "FullEvent",
+    "FullTable",
+    "Kill",
+    "Pop",
+    "PushNonPtr",
+    "PushPtr",
+    "RegDead",
+    "RegLive",
+    "canonical",
+    "decode_table",
+    "encode_table",
+    "scan",
 ]

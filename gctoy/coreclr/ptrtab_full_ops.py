@@ -101,8 +101,9 @@ def read_ops(data: bytes, offset: int) -> Iterator[Op]:
                 kind, value = "push", slot
         if prefix_this or prefix_iptr:
             if kind not in ("reg-live", "push"):
-                raise DecodeError(start, f"prefix at {prefix_start:#x} must precede a register going live "
-                                         "or a pointer push")
+                raise DecodeError(
+                    start, f"prefix at {prefix_start:#x} must precede a register going live or a pointer push"
+                )
         if code + delta > U32_MAX:
             raise DecodeError(start, "running code offset does not fit in 32 bits")
         yield Op(start, pos, code, code + delta, kind, value, prefix_iptr, prefix_this)
@@ -117,6 +118,7 @@ def register_number(reg: str) -> int:
     """The register number of `reg`, which must be able to hold a tracked GC pointer."""
     number = REG_NUMBERS.get(reg)
     if number is None or number == ESP_NUMBER:
-        raise GCInfoEncodeError(f"register {reg!r} cannot hold a tracked GC pointer "
-                                "(use one of EAX ECX EDX EBX EBP ESI EDI)")
+        raise GCInfoEncodeError(
+            f"register {reg!r} cannot hold a tracked GC pointer (use one of EAX ECX EDX EBX EBP ESI EDI)"
+        )
     return number

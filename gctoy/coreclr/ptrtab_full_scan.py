@@ -10,8 +10,15 @@ from .header import InfoHdr
 from .ptrtab_full_ops import MAX_PTRARG_OFS, InvalidTable, read_ops
 
 
-def scan(data: bytes, offset: int, hdr: InfoHdr, cur_offs: int, *, regs_offs: int | None = None,
-         partial_arg_info: bool = False) -> PtrTableState:
+def scan(
+    data: bytes,
+    offset: int,
+    hdr: InfoHdr,
+    cur_offs: int,
+    *,
+    regs_offs: int | None = None,
+    partial_arg_info: bool = False,
+) -> PtrTableState:
     """What the table says is live at `cur_offs` (the VM's scanArgRegTableI).
 
     Long because it is the VM's loop over the entries, one case per entry kind in the VM's order,

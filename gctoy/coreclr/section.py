@@ -39,5 +39,5 @@ def read_gcinfo_section(data: bytes) -> list[tuple[int, int, bytes]]:
         start, size, at, length = _ENTRY.unpack_from(data, 4 + _ENTRY.size * i)
         if at + length > len(data):
             raise DecodeError(4 + _ENTRY.size * i, f"method {i}'s blob runs past the section's end")
-        out.append((start, size, bytes(data[at:at + length])))
+        out.append((start, size, bytes(data[at : at + length])))
     return out

@@ -43,6 +43,7 @@ from .method import ENCODINGS, MethodGCInfo, empty_pointer_table
 
 _DERIVED = ("epilog_count", "untracked_cnt", "var_ptr_table_size", "no_gc_region_cnt")
 
+
 class SpecError(GCToyError):
     """A JSON method description that does not describe a method, with the JSON path at fault."""
 
@@ -82,7 +83,7 @@ def from_json(tp: Any, value: Any, path: str) -> Any:
             name = value.get("type")
             match = next((c for c in classes if c.__name__ == name), None)
             if match is None:
-                raise SpecError(path, f"needs \"type\": one of {', '.join(c.__name__ for c in classes)}")
+                raise SpecError(path, f'needs "type": one of {", ".join(c.__name__ for c in classes)}')
             return from_json(match, value, path)
         errors = []
         for member in choices:
@@ -135,8 +136,10 @@ def from_json(tp: Any, value: Any, path: str) -> Any:
         fields = {f.name: f for f in dataclasses.fields(tp) if f.init}
         unknown = sorted(set(value) - set(fields) - {"type"})
         if unknown:
-            raise SpecError(f"{path}.{unknown[0]}" if path else unknown[0],
-                            f"unknown field of {tp.__name__} (known: {', '.join(fields)})")
+            raise SpecError(
+                f"{path}.{unknown[0]}" if path else unknown[0],
+                f"unknown field of {tp.__name__} (known: {', '.join(fields)})",
+            )
         kwargs = {}
         for name, f in fields.items():
             if name in value:
@@ -184,8 +187,7 @@ def schema_of(tp: Any, seen: set | None = None) -> Any:
     seen = set() if seen is None else seen
     members = _union_args(tp)
     if members is not None:
-        return [schema_of(m, seen) for m in members if m is not type(None)] + (
-            [None] if type(None) in members else [])
+        return [schema_of(m, seen) for m in members if m is not type(None)] + ([None] if type(None) in members else [])
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return "|".join(m.name for m in tp)
     origin = typing.get_origin(tp)
@@ -197,8 +199,10 @@ def schema_of(tp: Any, seen: set | None = None) -> Any:
             return tp.__name__
         seen.add(tp)
         hints = typing.get_type_hints(tp)
-        return {"type": tp.__name__, **{f.name: schema_of(hints[f.name], seen)
-                                        for f in dataclasses.fields(tp) if f.init}}
+        return {
+            "type": tp.__name__,
+            **{f.name: schema_of(hints[f.name], seen) for f in dataclasses.fields(tp) if f.init},
+        }
     return getattr(tp, "__name__", str(tp))
 
 
@@ -234,9 +238,16 @@ def info_from_spec(spec: Any, version: int = CURRENT_VERSION):
     if "pointer_table" in spec:
         table = from_json(type(empty_pointer_table(header)), spec["pointer_table"], "pointer_table")
     try:
-        return MethodGCInfo.create(method_size, header, epilogs=epilogs, no_gc_regions=regions,
-                                   untracked=untracked, lifetimes=lifetimes, pointer_table=table,
-                                   epilog_at_end=at_end)
+        return MethodGCInfo.create(
+            method_size,
+            header,
+            epilogs=epilogs,
+            no_gc_regions=regions,
+            untracked=untracked,
+            lifetimes=lifetimes,
+            pointer_table=table,
+            epilog_at_end=at_end,
+        )
     except GCToyError as e:
         raise SpecError("", str(e)) from None
 
@@ -281,10 +292,17 @@ def parse_hex(text: str, where: str) -> bytes:
 def schema_text() -> str:
     """The JSON shapes of the method description and of each pointer table, as indented JSON text."""
     header = {k: v for k, v in schema_of(InfoHdr).items() if k not in _DERIVED}
-    shapes = {"method": {"method_size": "int", "header": header,
-                         "epilogs": ["int"], "no_gc_regions": [schema_of(NoGCRegion)],
-                         "untracked": [schema_of(UntrackedSlot)], "lifetimes": [schema_of(Lifetime)],
-                         "pointer_table": "one of the pointer tables below"}}
+    shapes = {
+        "method": {
+            "method_size": "int",
+            "header": header,
+            "epilogs": ["int"],
+            "no_gc_regions": [schema_of(NoGCRegion)],
+            "untracked": [schema_of(UntrackedSlot)],
+            "lifetimes": [schema_of(Lifetime)],
+            "pointer_table": "one of the pointer tables below",
+        }
+    }
     for kind, hdr in zip(ENCODINGS, (InfoHdr(interruptible=True), InfoHdr(ebp_frame=True), InfoHdr())):
         shapes[f"pointer_table ({kind})"] = schema_of(type(empty_pointer_table(hdr)))
     return json.dumps(shapes, indent=2) + "\n"

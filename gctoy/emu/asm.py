@@ -108,10 +108,44 @@ def hex_literals(text: str) -> str:
 #: Everything else is refused, the directives that read files (``.incbin``, ``.include``) and
 #: the macro machinery that could spell them (``.macro``, ``.irp``, ``.rept``...) among them.
 ALLOWED_DIRECTIVES = frozenset(
-    [".byte", ".word", ".short", ".value", ".hword", ".2byte", ".long", ".int", ".4byte", ".quad", ".8byte",
-     ".ascii", ".asciz", ".string", ".zero", ".skip", ".space", ".align", ".balign", ".p2align",
-     ".set", ".equ", ".globl", ".global", ".local", ".type", ".size", ".text", ".data", ".section",
-     ".intel_syntax", ".att_syntax", ".code32", ".code64", ".file", ".ident"]
+    [
+        ".byte",
+        ".word",
+        ".short",
+        ".value",
+        ".hword",
+        ".2byte",
+        ".long",
+        ".int",
+        ".4byte",
+        ".quad",
+        ".8byte",
+        ".ascii",
+        ".asciz",
+        ".string",
+        ".zero",
+        ".skip",
+        ".space",
+        ".align",
+        ".balign",
+        ".p2align",
+        ".set",
+        ".equ",
+        ".globl",
+        ".global",
+        ".local",
+        ".type",
+        ".size",
+        ".text",
+        ".data",
+        ".section",
+        ".intel_syntax",
+        ".att_syntax",
+        ".code32",
+        ".code64",
+        ".file",
+        ".ident",
+    ]
 )
 
 #: Address space of the child process that runs Keystone on untrusted text (MiB).
@@ -140,7 +174,8 @@ def check_directives(text: str) -> None:
                 if name.lower() not in ALLOWED_DIRECTIVES and name not in labels:
                     raise AssemblerError(
                         f"line {number}: directive '{name}' is not allowed (gctoy assembles only data, "
-                        "string, fill, alignment, symbol and section directives; none that reads files)")
+                        "string, fill, alignment, symbol and section directives; none that reads files)"
+                    )
 
 
 def check_brackets(text: str) -> None:
@@ -217,7 +252,8 @@ def _out_of_memory(memory_mb: int) -> AssemblerError:
     """The error for a Keystone child that ran out of its address space."""
     return AssemblerError(
         f"Keystone ran out of its {memory_mb} MiB memory limit and was stopped "
-        "(a huge .zero/.skip/.space count or a very long text?)")
+        "(a huge .zero/.skip/.space count or a very long text?)"
+    )
 
 
 def assemble_untrusted(
@@ -237,8 +273,9 @@ def assemble_untrusted(
     _keystone(arch, syntax)  # validate the arguments here, with a clear message
     check_directives(text)
     check_brackets(text)
-    request = json.dumps({"text": hex_literals(text), "arch": arch, "base": base, "syntax": syntax,
-                          "memory_mb": memory_mb})
+    request = json.dumps(
+        {"text": hex_literals(text), "arch": arch, "base": base, "syntax": syntax, "memory_mb": memory_mb}
+    )
     try:
         proc = subprocess.run(
             [sys.executable, "-c", _CHILD],
@@ -257,8 +294,9 @@ def assemble_untrusted(
             raise _out_of_memory(memory_mb)
         if proc.returncode < 0:
             name = signal.Signals(-proc.returncode).name
-            raise AssemblerError(f"Keystone crashed while assembling ({name}; it may have exceeded "
-                                 f"its {memory_mb} MiB memory limit)")
+            raise AssemblerError(
+                f"Keystone crashed while assembling ({name}; it may have exceeded its {memory_mb} MiB memory limit)"
+            )
         tail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
         raise AssemblerError(f"Keystone crashed while assembling: {tail[0]}")
     try:
@@ -348,8 +386,7 @@ def _rip_fix(insn, disp: int) -> bytes | None:
     return raw[: off - 1] + sib_form + (disp & 0xFFFFFFFF).to_bytes(4, "little") + raw[off + 4 :]
 
 
-def _compare_operands(line: SourceLine, insn, arch: str,
-                      syntax: str) -> tuple[MismatchKind, str, bytes | None] | None:
+def _compare_operands(line: SourceLine, insn, arch: str, syntax: str) -> tuple[MismatchKind, str, bytes | None] | None:
     """(kind, reason, intended bytes) when the operands differ, else None."""
     wanted = parse_operands(line, syntax, arch)
     got = _capstone_operands(insn)
@@ -391,9 +428,7 @@ def _compare_operands(line: SourceLine, insn, arch: str,
 MAX_INSTRUCTION_BYTES = 15
 
 
-def compare_assembly(
-    text: str, code: bytes, base: int, arch: str = "x86_64", syntax: str = "intel"
-) -> list[Mismatch]:
+def compare_assembly(text: str, code: bytes, base: int, arch: str = "x86_64", syntax: str = "intel") -> list[Mismatch]:
     """Every disagreement between the source lines and Capstone's reading of ``code``.
 
     The walk stops at the first disagreement that loses the instruction boundaries

@@ -39,8 +39,9 @@ STACK_GUARD = 0x10000
 class BudgetExceeded(EmulationFault):
     """The guest used up its instruction budget or its wall-clock budget."""
 
-    def __init__(self, message: str, pc: int, disassembly: str = "",
-                 kind: Literal["instructions", "seconds"] = "instructions") -> None:
+    def __init__(
+        self, message: str, pc: int, disassembly: str = "", kind: Literal["instructions", "seconds"] = "instructions"
+    ) -> None:
         super().__init__(message, pc, disassembly)
         self.kind = kind
 
@@ -62,7 +63,8 @@ class Budget:
         if max_seconds is not None and not 0 < max_seconds < float("inf"):
             raise ValueError("the wall-clock budget must be a positive number of seconds")
         return cls(
-            max_instructions, max_seconds,
+            max_instructions,
+            max_seconds,
             None if max_instructions is None else count + max_instructions,
             None if max_seconds is None else time.monotonic() + max_seconds,
         )
@@ -89,7 +91,9 @@ class Budget:
         """The error for a spent instruction budget."""
         return BudgetExceeded(
             f"instruction budget of {self.max_instructions} instructions spent {where} (--max-instructions)",
-            pc, disassembly, "instructions",
+            pc,
+            disassembly,
+            "instructions",
         )
 
 
@@ -178,6 +182,7 @@ class GuestBounds:
     instructions: int
 
     if TYPE_CHECKING:
+
         def read(self, address: int, size: int) -> bytes: ...
         def read_word(self, address: int) -> int: ...
         def stub_names(self) -> dict[int, str]: ...
@@ -200,10 +205,13 @@ class GuestBounds:
         if self._unmapped is not None:
             kind, address, size = self._unmapped
             if kind == "write" and self.stack_base - STACK_GUARD <= address < self.stack_base:
-                frames = count_return_addresses(self.read(self.stack_base, STACK_TOP - self.stack_base), self.word,
-                                                self.image.code, CODE_BASE)
-                message = (f"stack overflow after {frames} frames {where}: the {STACK_TOP - self.stack_base:#x}-byte "
-                           f"stack is full ({kind} of {size} bytes at {address:#x}, below the stack)")
+                frames = count_return_addresses(
+                    self.read(self.stack_base, STACK_TOP - self.stack_base), self.word, self.image.code, CODE_BASE
+                )
+                message = (
+                    f"stack overflow after {frames} frames {where}: the {STACK_TOP - self.stack_base:#x}-byte "
+                    f"stack is full ({kind} of {size} bytes at {address:#x}, below the stack)"
+                )
             elif kind == "fetch":
                 message = f"jump to unmapped address {address:#x} ({err})"
             else:
@@ -256,8 +264,9 @@ class GuestBounds:
     def where(self, pc: int) -> str:
         """``in @f at pc 0x...``: the function (or runtime stub) that holds ``pc``."""
         if self._functions is None:
-            self._functions = FunctionIndex(self.image.symbols, CODE_BASE, CODE_BASE + len(self.image.code),
-                                            self.stub_names())
+            self._functions = FunctionIndex(
+                self.image.symbols, CODE_BASE, CODE_BASE + len(self.image.code), self.stub_names()
+            )
         stub = self._functions.stubs.get(pc, self._functions.stubs.get(pc - 1))
         if stub is not None:
             try:

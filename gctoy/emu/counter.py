@@ -180,8 +180,13 @@ class NativeBlockCounter:
         self._tables: list[ctypes.Array | None] = [None, None]
         handle = ctypes.c_size_t()
         status = uclib.uc_hook_add(
-            uc._uch, ctypes.byref(handle), UC_HOOK_BLOCK, ctypes.c_void_p(hook_address),
-            ctypes.cast(ctypes.pointer(self.state), ctypes.c_void_p), ctypes.c_uint64(1), ctypes.c_uint64(0),
+            uc._uch,
+            ctypes.byref(handle),
+            UC_HOOK_BLOCK,
+            ctypes.c_void_p(hook_address),
+            ctypes.cast(ctypes.pointer(self.state), ctypes.c_void_p),
+            ctypes.c_uint64(1),
+            ctypes.c_uint64(0),
         )
         if status != 0:
             raise OSError(f"uc_hook_add failed with status {status}")
@@ -198,8 +203,9 @@ class NativeBlockCounter:
 
     count = property(lambda self: self.state.count, lambda self, v: setattr(self.state, "count", v))
     enabled = property(lambda self: bool(self.state.enabled), lambda self, v: setattr(self.state, "enabled", int(v)))
-    limit_hit = property(lambda self: bool(self.state.limit_hit),
-                         lambda self, v: setattr(self.state, "limit_hit", int(v)))
+    limit_hit = property(
+        lambda self: bool(self.state.limit_hit), lambda self, v: setattr(self.state, "limit_hit", int(v))
+    )
     misses = property(lambda self: self.state.misses)
 
     @property

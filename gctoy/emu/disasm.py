@@ -43,15 +43,10 @@ def _capstone(arch: str, syntax: str) -> capstone.Cs:
     return md
 
 
-def disassemble(
-    code: bytes, base: int, arch: str = "x86_64", syntax: str = "intel", count: int = 0
-) -> list[Insn]:
+def disassemble(code: bytes, base: int, arch: str = "x86_64", syntax: str = "intel", count: int = 0) -> list[Insn]:
     """Decode ``code`` placed at ``base``; stops at the first undecodable byte (or after ``count``)."""
     md = _capstone(arch, syntax)
-    return [
-        Insn(i.address, i.size, bytes(i.bytes), i.mnemonic, i.op_str)
-        for i in md.disasm(bytes(code), base, count)
-    ]
+    return [Insn(i.address, i.size, bytes(i.bytes), i.mnemonic, i.op_str) for i in md.disasm(bytes(code), base, count)]
 
 
 def disassemble_one(code: bytes, address: int, arch: str = "x86_64") -> Insn | None:

@@ -189,7 +189,6 @@ def _assemble_with_labels(
     if size < 0:
         raise AssemblerError("Keystone returned fewer bytes than the label table needs")
     addresses = {
-        name: int.from_bytes(raw[size + width * i : size + width * (i + 1)], "little")
-        for i, name in enumerate(labels)
+        name: int.from_bytes(raw[size + width * i : size + width * (i + 1)], "little") for i, name in enumerate(labels)
     }
     return raw[:size], addresses

@@ -69,17 +69,29 @@ from gctoy.errors import EmulationFault
 PAGE = 0x1000
 
 _REGS_64 = {
-    "rax": X.UC_X86_REG_RAX, "rbx": X.UC_X86_REG_RBX, "rcx": X.UC_X86_REG_RCX,
-    "rdx": X.UC_X86_REG_RDX, "rsi": X.UC_X86_REG_RSI, "rdi": X.UC_X86_REG_RDI,
-    "rbp": X.UC_X86_REG_RBP, "rsp": X.UC_X86_REG_RSP,
+    "rax": X.UC_X86_REG_RAX,
+    "rbx": X.UC_X86_REG_RBX,
+    "rcx": X.UC_X86_REG_RCX,
+    "rdx": X.UC_X86_REG_RDX,
+    "rsi": X.UC_X86_REG_RSI,
+    "rdi": X.UC_X86_REG_RDI,
+    "rbp": X.UC_X86_REG_RBP,
+    "rsp": X.UC_X86_REG_RSP,
     **{f"r{n}": getattr(X, f"UC_X86_REG_R{n}") for n in range(8, 16)},
-    "rip": X.UC_X86_REG_RIP, "rflags": X.UC_X86_REG_EFLAGS,
+    "rip": X.UC_X86_REG_RIP,
+    "rflags": X.UC_X86_REG_EFLAGS,
 }
 _REGS_32 = {
-    "eax": X.UC_X86_REG_EAX, "ebx": X.UC_X86_REG_EBX, "ecx": X.UC_X86_REG_ECX,
-    "edx": X.UC_X86_REG_EDX, "esi": X.UC_X86_REG_ESI, "edi": X.UC_X86_REG_EDI,
-    "ebp": X.UC_X86_REG_EBP, "esp": X.UC_X86_REG_ESP,
-    "eip": X.UC_X86_REG_EIP, "eflags": X.UC_X86_REG_EFLAGS,
+    "eax": X.UC_X86_REG_EAX,
+    "ebx": X.UC_X86_REG_EBX,
+    "ecx": X.UC_X86_REG_ECX,
+    "edx": X.UC_X86_REG_EDX,
+    "esi": X.UC_X86_REG_ESI,
+    "edi": X.UC_X86_REG_EDI,
+    "ebp": X.UC_X86_REG_EBP,
+    "esp": X.UC_X86_REG_ESP,
+    "eip": X.UC_X86_REG_EIP,
+    "eflags": X.UC_X86_REG_EFLAGS,
 }
 
 
@@ -435,7 +447,8 @@ class Machine(NativeCalls):
         if stop.reason is not StopReason.RETURNED:
             raise EmulationFault(
                 f"{function} did not return within {max_instructions} instructions",
-                stop.pc, self._describe(stop.pc),
+                stop.pc,
+                self._describe(stop.pc),
             )
         return self.uc.reg_read(self._ret_reg)
 
@@ -502,8 +515,12 @@ class Machine(NativeCalls):
             pending, self._pending = self._pending, None
             self._correct_partial_block(self.pc)
             raise pending
-        if (self._stop_reason is None and self.pc != RETURN_TRAP and self.budget is not None
-                and self.budget.out_of_time()):
+        if (
+            self._stop_reason is None
+            and self.pc != RETURN_TRAP
+            and self.budget is not None
+            and self.budget.out_of_time()
+        ):
             self._correct_partial_block(self.pc)
             raise self.budget.time_error(self.pc, self.where(self.pc), self._describe(self.pc))
 

@@ -69,6 +69,7 @@ class NativeCalls(GuestBounds):
     _mask: int
 
     if TYPE_CHECKING:
+
         def reg(self, name: str) -> int: ...
         def signed(self, value: int) -> int: ...
 

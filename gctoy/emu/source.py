@@ -31,22 +31,45 @@ _REGISTERS = frozenset(
     + [f"st({n})" for n in range(8)]
 )
 
-_SIZE_WORDS = re.compile(
-    r"\b(byte|word|dword|qword|tbyte|xword|xmmword|ymmword|fword)\s+ptr\b", re.IGNORECASE
-)
+_SIZE_WORDS = re.compile(r"\b(byte|word|dword|qword|tbyte|xword|xmmword|ymmword|fword)\s+ptr\b", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*([A-Za-z_.$][\w.$@]*)\s*:(?!:)")
 _PREFIXES = frozenset(["rep", "repe", "repz", "repne", "repnz", "lock"])
 
 # Condition-code spellings that name the same condition; Capstone prints the first column.
 _CC_ALIASES = {
-    "z": "e", "nz": "ne", "c": "b", "nae": "b", "nb": "ae", "nc": "ae", "na": "be",
-    "nbe": "a", "nge": "l", "nl": "ge", "ng": "le", "nle": "g", "pe": "p", "po": "np",
+    "z": "e",
+    "nz": "ne",
+    "c": "b",
+    "nae": "b",
+    "nb": "ae",
+    "nc": "ae",
+    "na": "be",
+    "nbe": "a",
+    "nge": "l",
+    "nl": "ge",
+    "ng": "le",
+    "nle": "g",
+    "pe": "p",
+    "po": "np",
 }
 _ATT_SPECIAL = {
-    "cltq": "cdqe", "cqto": "cqo", "cltd": "cdq", "cwtl": "cwde", "cwtd": "cwd",
-    "movslq": "movsxd", "movabsq": "movabs",
-    "movzbl": "movzx", "movzbw": "movzx", "movzbq": "movzx", "movzwl": "movzx", "movzwq": "movzx",
-    "movsbl": "movsx", "movsbw": "movsx", "movsbq": "movsx", "movswl": "movsx", "movswq": "movsx",
+    "cltq": "cdqe",
+    "cqto": "cqo",
+    "cltd": "cdq",
+    "cwtl": "cwde",
+    "cwtd": "cwd",
+    "movslq": "movsxd",
+    "movabsq": "movabs",
+    "movzbl": "movzx",
+    "movzbw": "movzx",
+    "movzbq": "movzx",
+    "movzwl": "movzx",
+    "movzwq": "movzx",
+    "movsbl": "movsx",
+    "movsbw": "movsx",
+    "movsbq": "movsx",
+    "movswl": "movsx",
+    "movswq": "movsx",
 }
 _OTHER_ALIASES = {"sal": "shl", "retq": "ret", "retl": "ret", "callq": "call", "jmpq": "jmp", "calll": "call"}
 
@@ -283,17 +306,47 @@ def parse_operands(line: SourceLine, syntax: str, arch: str) -> list[Reg | Imm |
     return [_att_operand(p, branch) for p in reversed(parts)]
 
 
-_DATA_WIDTH = {".byte": 1, ".word": 2, ".short": 2, ".value": 2, ".hword": 2, ".2byte": 2,
-               ".long": 4, ".int": 4, ".4byte": 4, ".quad": 8, ".8byte": 8}
-_NO_BYTES = frozenset([".set", ".equ", ".globl", ".global", ".text", ".data", ".section", ".type",
-                       ".size", ".intel_syntax", ".att_syntax", ".local", ".file", ".ident",
-                       ".code32", ".code64"])
+_DATA_WIDTH = {
+    ".byte": 1,
+    ".word": 2,
+    ".short": 2,
+    ".value": 2,
+    ".hword": 2,
+    ".2byte": 2,
+    ".long": 4,
+    ".int": 4,
+    ".4byte": 4,
+    ".quad": 8,
+    ".8byte": 8,
+}
+_NO_BYTES = frozenset(
+    [
+        ".set",
+        ".equ",
+        ".globl",
+        ".global",
+        ".text",
+        ".data",
+        ".section",
+        ".type",
+        ".size",
+        ".intel_syntax",
+        ".att_syntax",
+        ".local",
+        ".file",
+        ".ident",
+        ".code32",
+        ".code64",
+    ]
+)
 
 
 def _string_literals(text: str) -> list[bytes]:
     """The string literals of an .ascii-style directive, escapes decoded."""
-    return [ast.literal_eval("b" + lit).decode("latin-1").encode("latin-1")
-            for lit in re.findall(r'"(?:[^"\\]|\\.)*"', text)]
+    return [
+        ast.literal_eval("b" + lit).decode("latin-1").encode("latin-1")
+        for lit in re.findall(r'"(?:[^"\\]|\\.)*"', text)
+    ]
 
 
 def directive_size(line: SourceLine, address: int) -> int | None:

@@ -1,4 +1,5 @@
 """gctoy.ir: the LLVM-IR subset — types, values, instructions, parser, printer, statepoints, analyses."""
+
 from .module import Module
 from .parser import parse_module, parse_type
 from .printer import print_function, print_instruction, print_module

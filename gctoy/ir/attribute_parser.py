@@ -1,6 +1,7 @@
 """Parsing attributes (``nonnull``, ``align 8``, ``"gc-leaf-function"``, ``#0``), calling conventions
 and the metadata the IR subset carries through as text (``!0``, ``!{...}``, ``!DILocation(...)``).
 """
+
 from __future__ import annotations
 
 from .keywords import CC_NAMES, PAREN_ATTRIBUTES, PLAIN_ATTRIBUTES, TYPE_ATTRIBUTES, VALUE_WORDS
@@ -123,7 +124,6 @@ class AttributeParser(TypeParser):
         """The convention as LLVM prints it: its name where it has one, ``cc N`` otherwise, None for C."""
         t = self.next()[1]
         if t == "cc":
-            number = self.int_literal('calling convention number')
+            number = self.int_literal("calling convention number")
             t = CC_NAMES.get(str(number), f"cc {number}")
         return None if t == "ccc" else t
-

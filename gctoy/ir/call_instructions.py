@@ -1,5 +1,6 @@
 """The call instructions: ``call`` and ``invoke`` (what they share is :class:`CallBase`), and the
 operand bundles (``deopt``, ``gc-live``, ``gc-transition``) they carry."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,11 +26,19 @@ class CallBase(Instruction):
     args = operand_list("args", doc="The call arguments.")
     bundles = operand_list("bundles", bundle_inputs, doc="The operand bundles; their inputs are operands.")
 
-    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], *,
-                 arg_attrs: list[tuple[Attribute, ...]] | None = None,
-                 ret_attrs: tuple[Attribute, ...] = (), fn_attrs: tuple[Attribute, ...] = (),
-                 cc: str | None = None, bundles: list[OperandBundle] | None = None,
-                 name: str | None = None):
+    def __init__(
+        self,
+        ftype: FunctionType,
+        callee: Value,
+        args: list[Value],
+        *,
+        arg_attrs: list[tuple[Attribute, ...]] | None = None,
+        ret_attrs: tuple[Attribute, ...] = (),
+        fn_attrs: tuple[Attribute, ...] = (),
+        cc: str | None = None,
+        bundles: list[OperandBundle] | None = None,
+        name: str | None = None,
+    ):
         super().__init__(ftype.ret, name)
         self.ftype = ftype
         self.callee = callee
@@ -110,8 +119,9 @@ class Invoke(CallBase):
     normal = operand_slot("normal", doc="The block reached when the callee returns.")
     unwind = operand_slot("unwind", doc="The block reached when the callee unwinds.")
 
-    def __init__(self, ftype: FunctionType, callee: Value, args: list[Value], normal: BasicBlock,
-                 unwind: BasicBlock, **kw):
+    def __init__(
+        self, ftype: FunctionType, callee: Value, args: list[Value], normal: BasicBlock, unwind: BasicBlock, **kw
+    ):
         super().__init__(ftype, callee, args, **kw)
         self.normal = normal
         self.unwind = unwind

@@ -4,6 +4,7 @@ bundles, inline assembly and the typed-pointer spellings of older LLVM.
 :class:`CallParser` sits between :class:`gctoy.ir.value_parser.ValueParser`, whose helpers it uses, and
 :class:`gctoy.ir.instruction_parser.InstructionParser`, which adds the other opcodes.
 """
+
 from __future__ import annotations
 
 from . import instructions as I
@@ -28,14 +29,23 @@ class CallParser(ValueParser):
         ty_tok = self.peek()
         ty = self.type_()
         legacy = False
-        if isinstance(ty, PointerType) and isinstance(ty.pointee, FunctionType) and self.peek()[0] in (
-                "GLOBAL", "LOCAL") and self.peek(1)[1] == "(" and self.legacy_callee(self.peek(), ty):
+        if (
+            isinstance(ty, PointerType)
+            and isinstance(ty.pointee, FunctionType)
+            and self.peek()[0] in ("GLOBAL", "LOCAL")
+            and self.peek(1)[1] == "("
+            and self.legacy_callee(self.peek(), ty)
+        ):
             # LLVM before 3.7 spelled the callee's type as a pointer: `call void ()* @f()`.
             ty = ty.pointee
             legacy = True
         callee_tok = self.peek()
-        const_callee = callee_tok[0] == "WORD" and callee_tok[1] in ("bitcast", "addrspacecast", "inttoptr",
-                                                                      "getelementptr")
+        const_callee = callee_tok[0] == "WORD" and callee_tok[1] in (
+            "bitcast",
+            "addrspacecast",
+            "inttoptr",
+            "getelementptr",
+        )
         is_asm = callee_tok[0] == "WORD" and callee_tok[1] == "asm"
         if callee_tok[0] not in ("GLOBAL", "LOCAL") and not const_callee and not is_asm:
             raise self.err("expected a callee (a function name or a pointer value)")
@@ -55,8 +65,7 @@ class CallParser(ValueParser):
         if asm is not None:
             self.i = end
             self.pins -= 1
-            return self.call_tail(ty_tok, ftype, InlineAsm(callee_ptr_ty, *asm), args, arg_attrs, cc, ret_attrs,
-                                  legacy)
+            return self.call_tail(ty_tok, ftype, InlineAsm(callee_ptr_ty, *asm), args, arg_attrs, cc, ret_attrs, legacy)
         callee: Value
         if const_callee:
             callee = self.constant(callee_ptr_ty)
@@ -77,10 +86,12 @@ class CallParser(ValueParser):
             if lv is not None and isinstance(lv.type, PointerType):
                 callee_ptr_ty = lv.type
         self.next()
-        callee = (self.global_ref(callee_tok, callee_ptr_ty) if callee_tok[0] == "GLOBAL"
-                  else self.local_ref(callee_tok, callee_ptr_ty))
-        if isinstance(callee.type, PointerType) and callee.type.pointee is not None \
-                and callee.type.pointee != ftype:
+        callee = (
+            self.global_ref(callee_tok, callee_ptr_ty)
+            if callee_tok[0] == "GLOBAL"
+            else self.local_ref(callee_tok, callee_ptr_ty)
+        )
+        if isinstance(callee.type, PointerType) and callee.type.pointee is not None and callee.type.pointee != ftype:
             raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
         self.i = end
         self.pins -= 1
@@ -104,8 +115,11 @@ class CallParser(ValueParser):
         ftype = ty if isinstance(ty, FunctionType) else FunctionType(ty, tuple(a.type for a in args), False)
         n = len(ftype.params)
         if len(args) < n or (len(args) > n and not ftype.vararg):
-            raise self.err(f"call has {len(args)} arguments but the callee type '{ftype}' takes {n}"
-                           + (" or more" if ftype.vararg else ""), callee_tok[2])
+            raise self.err(
+                f"call has {len(args)} arguments but the callee type '{ftype}' takes {n}"
+                + (" or more" if ftype.vararg else ""),
+                callee_tok[2],
+            )
         for k, (a, p) in enumerate(zip(args, ftype.params)):
             if a.type != p:
                 raise self.err(f"argument {k} has type '{a.type}' but the callee expects '{p}'", callee_tok[2])
@@ -140,8 +154,18 @@ class CallParser(ValueParser):
                 if self.accept("]"):
                     break
                 self.expect(",")
-        return dict(cc=cc, ret_attrs=ret_attrs, ftype=ftype, callee=callee, args=args, arg_attrs=arg_attrs,
-                    fn_attrs=fn_attrs, bundles=bundles, legacy=legacy, ty_tok=ty_tok)
+        return dict(
+            cc=cc,
+            ret_attrs=ret_attrs,
+            ftype=ftype,
+            callee=callee,
+            args=args,
+            arg_attrs=arg_attrs,
+            fn_attrs=fn_attrs,
+            bundles=bundles,
+            legacy=legacy,
+            ty_tok=ty_tok,
+        )
 
     def legacy_callee(self, tok, ty: PointerType) -> bool:
         """Does ``call <fnty>* @f(...)`` mean the pre-3.7 syntax (callee type) rather than a return type?"""
@@ -165,8 +189,17 @@ class CallParser(ValueParser):
         while self.peek()[1] in I.FAST_MATH_FLAGS:
             self.next()
         d = self.call_common()
-        call = I.Call(d["ftype"], d["callee"], d["args"], tail=tail, arg_attrs=d["arg_attrs"],
-                      ret_attrs=d["ret_attrs"], fn_attrs=d["fn_attrs"], cc=d["cc"], bundles=d["bundles"])
+        call = I.Call(
+            d["ftype"],
+            d["callee"],
+            d["args"],
+            tail=tail,
+            arg_attrs=d["arg_attrs"],
+            ret_attrs=d["ret_attrs"],
+            fn_attrs=d["fn_attrs"],
+            cc=d["cc"],
+            bundles=d["bundles"],
+        )
         call.legacy_pointer_syntax = d["legacy"]
         if d["legacy"]:
             self.note_legacy_call(d["ty_tok"], d["ftype"])
@@ -177,7 +210,8 @@ class CallParser(ValueParser):
         line, col = self.src.position(tok[2])
         self.module.notes.append(
             f"{self.src.filename}:{line}:{col}: note: read the pre-3.7 call syntax '{ftype}*' as a call of "
-            f"type '{ftype}' (LLVM 3.7 and later spell the function type, not a pointer to it)")
+            f"type '{ftype}' (LLVM 3.7 and later spell the function type, not a pointer to it)"
+        )
 
     def inst_invoke(self) -> I.Instruction:
         self.next()
@@ -186,8 +220,18 @@ class CallParser(ValueParser):
         normal = self.label()
         self.expect("unwind")
         unwind = self.label()
-        inv = I.Invoke(d["ftype"], d["callee"], d["args"], normal, unwind, arg_attrs=d["arg_attrs"],
-                       ret_attrs=d["ret_attrs"], fn_attrs=d["fn_attrs"], cc=d["cc"], bundles=d["bundles"])
+        inv = I.Invoke(
+            d["ftype"],
+            d["callee"],
+            d["args"],
+            normal,
+            unwind,
+            arg_attrs=d["arg_attrs"],
+            ret_attrs=d["ret_attrs"],
+            fn_attrs=d["fn_attrs"],
+            cc=d["cc"],
+            bundles=d["bundles"],
+        )
         inv.legacy_pointer_syntax = d["legacy"]
         if d["legacy"]:
             self.note_legacy_call(d["ty_tok"], d["ftype"])

@@ -4,6 +4,7 @@ Local values are compared by *position* (argument index, or block and
 instruction index), so two modules that differ only in how unnamed values are
 numbered compare equal, while a changed operand, type, flag or name does not.
 """
+
 from __future__ import annotations
 
 from . import instructions as I
@@ -25,8 +26,18 @@ def module_key(m: ModuleBase) -> tuple:
 
 
 def _global_key(g) -> tuple:
-    return (g.name, g.value_type, _const_key(g.initializer) if g.initializer is not None else None,
-            g.constant, g.linkage, g.thread_local, g.addrspace, g.align, g.qualifiers, g.section)
+    return (
+        g.name,
+        g.value_type,
+        _const_key(g.initializer) if g.initializer is not None else None,
+        g.constant,
+        g.linkage,
+        g.thread_local,
+        g.addrspace,
+        g.align,
+        g.qualifiers,
+        g.section,
+    )
 
 
 def _const_key(c: Value):
@@ -36,8 +47,8 @@ def _const_key(c: Value):
         fields = getattr(c, "__dataclass_fields__", None)
         if fields:
             return (type(c).__name__,) + tuple(
-                tuple(_const_key(e) for e in v) if isinstance(v, tuple) else v
-                for v in (getattr(c, f) for f in fields))
+                tuple(_const_key(e) for e in v) if isinstance(v, tuple) else v for v in (getattr(c, f) for f in fields)
+            )
     return ("?", repr(c))
 
 
@@ -64,22 +75,62 @@ def _function_key(f: Function, m: ModuleBase | None = None) -> tuple:
     for b in f.blocks:
         insts = []
         for inst in b.instructions:
-            extra = {k: v for k, v in vars(inst).items()
-                     if k not in ("parent", "loc", "ops", "incoming", "args", "callee", "bundles", "value",
-                                  "default", "cases", "normal", "unwind", "comments_before", "comment_after",
-                                  "legacy_pointer_syntax", "_users")}
+            extra = {
+                k: v
+                for k, v in vars(inst).items()
+                if k
+                not in (
+                    "parent",
+                    "loc",
+                    "ops",
+                    "incoming",
+                    "args",
+                    "callee",
+                    "bundles",
+                    "value",
+                    "default",
+                    "cases",
+                    "normal",
+                    "unwind",
+                    "comments_before",
+                    "comment_after",
+                    "legacy_pointer_syntax",
+                    "_users",
+                )
+            }
             if "fn_attrs" in extra:
                 extra["fn_attrs"] = _fn_attr_set(extra["fn_attrs"], m)
             for k in ("ret_attrs", "arg_attrs"):
                 if k in extra:
                     extra[k] = _sorted_lists(extra[k])
-            insts.append((type(inst).__name__, inst.name, inst.type, tuple(op(o) for o in inst.operands),
-                          tuple(sorted((k, repr(v)) for k, v in extra.items())),
-                          tuple(b.tag for b in getattr(inst, "bundles", []))))
+            insts.append(
+                (
+                    type(inst).__name__,
+                    inst.name,
+                    inst.type,
+                    tuple(op(o) for o in inst.operands),
+                    tuple(sorted((k, repr(v)) for k, v in extra.items())),
+                    tuple(b.tag for b in getattr(inst, "bundles", [])),
+                )
+            )
         blocks.append((b.name, tuple(insts)))
-    return (f.name, f.ftype, tuple((a.name, sort_attrs(a.attrs)) for a in f.args), f.linkage, f.cc, f.gc,
-            sort_attrs(f.ret_attrs), _fn_attr_set(f.fn_attrs, m), f.qualifiers, _const_key(f.personality) if f.personality is not None else None,
-            f.addrspace, f.section, f.align, tuple(f.metadata), tuple(blocks))
+    return (
+        f.name,
+        f.ftype,
+        tuple((a.name, sort_attrs(a.attrs)) for a in f.args),
+        f.linkage,
+        f.cc,
+        f.gc,
+        sort_attrs(f.ret_attrs),
+        _fn_attr_set(f.fn_attrs, m),
+        f.qualifiers,
+        _const_key(f.personality) if f.personality is not None else None,
+        f.addrspace,
+        f.section,
+        f.align,
+        tuple(f.metadata),
+        tuple(blocks),
+    )
 
 
 def _sorted_lists(attrs):

@@ -2,6 +2,7 @@
 constant expressions (casts, ``getelementptr``), strings, arrays, structs, vectors, metadata operands
 and references to globals (which may come before their definition).
 """
+
 from __future__ import annotations
 
 from typing import TypeVar
@@ -67,8 +68,7 @@ class ConstantParser(AttributeParser):
         name = self.global_name(tok)
         g = self.module.get_function(name) or self.module.get_global(name)
         if g is not None:
-            if g.type != ty and not (isinstance(ty, PointerType) and ty.is_opaque
-                                     and ty.addrspace == g.type.addrspace):
+            if g.type != ty and not (isinstance(ty, PointerType) and ty.is_opaque and ty.addrspace == g.type.addrspace):
                 raise self.err(f"'@{name}' defined with type '{g.type}' but expected '{ty}'", tok[2])
             return g
         if not isinstance(ty, PointerType):
@@ -84,7 +84,6 @@ class ConstantParser(AttributeParser):
             elif not (ty.is_opaque and ty.addrspace == p.type.addrspace):
                 raise self.err(f"'@{name}' defined with type '{p.type}' but expected '{ty}'", tok[2])
         return p
-
 
     def constant(self, ty: Type) -> Constant:
         """A constant of type ``ty`` (the type already read)."""

@@ -14,6 +14,7 @@ are always printed in their typed hex form.  :func:`float_text` follows LLVM's a
 (``APFloat::toString`` with precision 6, including its truncation before rounding), so
 ``1e-06`` prints as ``0x3EB0C6F7A0B5ED8D`` exactly as ``opt`` prints it.
 """
+
 from __future__ import annotations
 
 import struct
@@ -85,6 +86,7 @@ def float_value(kind: str, bits: int) -> float:
 
 # -- conversions ------------------------------------------------------------------------------
 
+
 def _from_double(dbits: int, kind: str) -> int | None:
     """The double ``dbits`` converted exactly to ``kind``; None if the conversion loses information."""
     if kind == "double":
@@ -146,7 +148,7 @@ def _to_string(dbits: int) -> str:
         significand <<= exp
         exp = 0
     elif exp < 0:
-        significand *= 5 ** -exp  # N * 2^-e == N * 5^e * 10^-e
+        significand *= 5**-exp  # N * 2^-e == N * 5^e * 10^-e
     # LLVM first drops whole decimal digits it estimates are not needed (truncating, no rounding)
     bits = significand.bit_length()
     required = (_PRECISION * 196 + 58) // 59
@@ -154,7 +156,7 @@ def _to_string(dbits: int) -> str:
         tens = (bits - required) * 59 // 196
         if tens:
             exp += tens
-            significand //= 10 ** tens
+            significand //= 10**tens
     digits = str(significand)
     stripped = digits.rstrip("0")
     exp += len(digits) - len(stripped)

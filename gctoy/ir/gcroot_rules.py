@@ -34,6 +34,7 @@ does gctoy. ``gc_intrinsic_problems`` lists every broken rule, the seed's includ
 verifier (``gctoy.ir.verifier``, run by ``-passes=verify`` and on every input of ``gctoy opt``)
 refuses exactly what LLVM refuses: the rules of origin LLVM.
 """
+
 from __future__ import annotations
 
 import enum
@@ -122,8 +123,9 @@ def _signature_problem(name: str, ftype: FunctionType) -> str | None:
     if ftype in (typed, opaque):
         return None
     want = typed if not _mentions_opaque(ftype) else opaque
-    return (f"@{name} has type '{ftype.render()}', the intrinsic is "
-            f"'{want.render()}' (incorrect argument or return type)")
+    return (
+        f"@{name} has type '{ftype.render()}', the intrinsic is '{want.render()}' (incorrect argument or return type)"
+    )
 
 
 def _mentions_opaque(ftype: FunctionType) -> bool:
@@ -154,8 +156,9 @@ def _call_problems(fn: Function, block: BasicBlock, call: I.CallBase) -> list[GC
     if bad_sig is not None:
         report(Rule.SIGNATURE, bad_sig)
     if fn.gc is None:
-        report(Rule.HAS_GC, f"@{name} in a function without a 'gc \"...\"' attribute "
-                            "(enclosing function does not use GC)")
+        report(
+            Rule.HAS_GC, f"@{name} in a function without a 'gc \"...\"' attribute (enclosing function does not use GC)"
+        )
     if name != GCROOT or bad_sig is not None or len(call.args) != 2:
         return found
     slot, meta = call.args
@@ -166,10 +169,15 @@ def _call_problems(fn: Function, block: BasicBlock, call: I.CallBase) -> list[GC
         report(Rule.META_IS_CONSTANT, "llvm.gcroot parameter #2 (the metadata) must be a constant")
     elif not (_is_null(meta) or isinstance(strip_pointer_casts(meta), GlobalValue)):
         report(Rule.META_IS_GLOBAL, "llvm.gcroot metadata must be null or the address of a global (seed 003)")
-    if (isinstance(alloca, I.Alloca) and not isinstance(alloca.allocated_type, PointerType)
-            and isinstance(meta, Constant) and _is_null(meta)):
-        report(Rule.NON_POINTER_NEEDS_META, "llvm.gcroot of an alloca that does not hold a pointer needs "
-                                            "non-null metadata")
+    if (
+        isinstance(alloca, I.Alloca)
+        and not isinstance(alloca.allocated_type, PointerType)
+        and isinstance(meta, Constant)
+        and _is_null(meta)
+    ):
+        report(
+            Rule.NON_POINTER_NEEDS_META, "llvm.gcroot of an alloca that does not hold a pointer needs non-null metadata"
+        )
     if block is not fn.entry:
         report(Rule.ROOT_IN_ENTRY, "llvm.gcroot must be called in the entry block (seed 003)")
     return found
@@ -195,7 +203,17 @@ def check_gc_intrinsics(module: Module) -> None:
 
 
 __all__ = [
-    "GCIntrinsicProblem", "GCREAD", "GCROOT", "GCWRITE", "GC_ROOT_INTRINSICS", "Origin", "Rule", "SIGNATURES",
-    "check_gc_intrinsics", "gc_intrinsic_problems", "is_gc_root_intrinsic", "problem_location",
+    "GCIntrinsicProblem",
+    "GCREAD",
+    "GCROOT",
+    "GCWRITE",
+    "GC_ROOT_INTRINSICS",
+    "Origin",
+    "Rule",
+    "SIGNATURES",
+    "check_gc_intrinsics",
+    "gc_intrinsic_problems",
+    "is_gc_root_intrinsic",
+    "problem_location",
     "strip_pointer_casts",
 ]

@@ -4,6 +4,7 @@ common case whose operands sit in one list (:class:`SimpleInstruction`).
 The instruction families are in :mod:`gctoy.ir.instructions` (which re-exports these), the calls
 in :mod:`gctoy.ir.call_instructions`, the vector ones in :mod:`gctoy.ir.vector_instructions`.
 """
+
 from __future__ import annotations
 
 from .types import Type

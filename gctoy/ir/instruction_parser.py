@@ -4,6 +4,7 @@ The methods rely on the token, type, constant and value helpers of
 :class:`gctoy.ir.value_parser.ValueParser` (its ``define_local`` names each result); calls and invokes come
 from :class:`gctoy.ir.call_parser.CallParser`.
 """
+
 from __future__ import annotations
 
 from . import instructions as I
@@ -12,11 +13,12 @@ from .layout import data_layout, layout_known
 from .call_parser import CallParser
 from .types import VOID, FloatType, IntType, PointerType, Type, VectorType
 from .values import BasicBlock, ConstantInt, Value
-from .vector_instruction_parser import (gep_pointer_type, inst_extractelement, inst_insertelement,
-                                        inst_shufflevector)
+from .vector_instruction_parser import gep_pointer_type, inst_extractelement, inst_insertelement, inst_shufflevector
+
 
 class InstructionParser(CallParser):
     """``%x = opcode operands...`` for every opcode of the subset."""
+
     def instruction(self) -> I.Instruction:
         tok = self.peek()
         name = None
@@ -346,8 +348,10 @@ def _check_cast(p: InstructionParser, op: str, src: Type, dst: Type, offset: int
         if isinstance(src, PointerType) != isinstance(dst, PointerType):
             ok = False
         elif isinstance(src, PointerType) and isinstance(dst, PointerType) and src.addrspace != dst.addrspace:
-            raise p.err("invalid cast opcode for cast from "
-                        f"'{src}' to '{dst}' (use addrspacecast to change address space)", offset)
+            raise p.err(
+                f"invalid cast opcode for cast from '{src}' to '{dst}' (use addrspacecast to change address space)",
+                offset,
+            )
     elif op == "addrspacecast":
         ok = isinstance(src, PointerType) and isinstance(dst, PointerType) and src.addrspace != dst.addrspace
     elif op == "ptrtoint":

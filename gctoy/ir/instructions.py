@@ -4,6 +4,7 @@ Every instruction is a :class:`~gctoy.ir.values.Value` (its result), knows its
 ``parent`` block, lists its ``operands`` and can swap one operand for another
 (``replace_uses_of``), which is all the passes need to rewrite uses.
 """
+
 from __future__ import annotations
 
 
@@ -27,11 +28,40 @@ from .values import BasicBlock, ConstantInt, Value
 
 BINARY_OPS = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor")
 FLOAT_OPS = ("fadd", "fsub", "fmul", "fdiv", "frem")
-CAST_OPS = ("bitcast", "addrspacecast", "ptrtoint", "inttoptr", "trunc", "zext", "sext",
-            "fptosi", "fptoui", "sitofp", "uitofp", "fpext", "fptrunc")
+CAST_OPS = (
+    "bitcast",
+    "addrspacecast",
+    "ptrtoint",
+    "inttoptr",
+    "trunc",
+    "zext",
+    "sext",
+    "fptosi",
+    "fptoui",
+    "sitofp",
+    "uitofp",
+    "fpext",
+    "fptrunc",
+)
 ICMP_PREDICATES = ("eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle")
-FCMP_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult",
-                   "ule", "une", "uno", "true")
+FCMP_PREDICATES = (
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+)
 FAST_MATH_FLAGS = ("fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
 
@@ -40,8 +70,14 @@ class Alloca(SimpleInstruction):
 
     opcode = "alloca"
 
-    def __init__(self, allocated_type: Type, count: Value | None = None, align: int | None = None,
-                 addrspace: int = 0, name: str | None = None):
+    def __init__(
+        self,
+        allocated_type: Type,
+        count: Value | None = None,
+        align: int | None = None,
+        addrspace: int = 0,
+        name: str | None = None,
+    ):
         super().__init__(PointerType(allocated_type, addrspace), name)
         self.allocated_type = allocated_type
         self.ops = [count] if count is not None else []
@@ -59,8 +95,9 @@ class Load(SimpleInstruction):
 
     opcode = "load"
 
-    def __init__(self, type: Type, pointer: Value, align: int | None = None, volatile: bool = False,
-                 name: str | None = None):
+    def __init__(
+        self, type: Type, pointer: Value, align: int | None = None, volatile: bool = False, name: str | None = None
+    ):
         super().__init__(type, name)
         self.ops = [pointer]
         self.align = align
@@ -116,13 +153,21 @@ class GetElementPtr(SimpleInstruction):
 
     opcode = "getelementptr"
 
-    def __init__(self, source_type: Type, pointer: Value, indices: list[Value], inbounds: bool = False,
-                 name: str | None = None, opaque: bool = False):
+    def __init__(
+        self,
+        source_type: Type,
+        pointer: Value,
+        indices: list[Value],
+        inbounds: bool = False,
+        name: str | None = None,
+        opaque: bool = False,
+    ):
         lanes = next((v.type.count for v in (pointer, *indices) if isinstance(v.type, VectorType)), 0)
         ptr_ty = pointer.type.element if isinstance(pointer.type, VectorType) else pointer.type
         assert isinstance(ptr_ty, PointerType), ptr_ty
-        rtype: Type = PointerType(None if opaque or ptr_ty.is_opaque else indexed_type(source_type, indices),
-                                  ptr_ty.addrspace)
+        rtype: Type = PointerType(
+            None if opaque or ptr_ty.is_opaque else indexed_type(source_type, indices), ptr_ty.addrspace
+        )
         super().__init__(VectorType(lanes, rtype) if lanes else rtype, name)  # vector GEP: an address per lane
         self.source_type = source_type
         self.ops = [pointer, *indices]
@@ -391,8 +436,9 @@ class LandingPad(SimpleInstruction):
 
     opcode = "landingpad"
 
-    def __init__(self, type: Type, cleanup: bool = False, clauses: list[tuple[str, Value]] | None = None,
-                 name: str | None = None):
+    def __init__(
+        self, type: Type, cleanup: bool = False, clauses: list[tuple[str, Value]] | None = None, name: str | None = None
+    ):
         super().__init__(type, name)
         self.cleanup = cleanup
         self.clause_kinds = [k for k, _ in clauses or []]
@@ -452,6 +498,7 @@ def is_token_type(ty: Type) -> bool:
 def int_width(ty: Type) -> int | None:
     """Bit width of an integer type, else None."""
     return ty.bits if isinstance(ty, IntType) else None
+
 
 from .vector_instructions import ExtractElement, InsertElement, ShuffleVector  # noqa: E402,F401  (re-exported)
 from .call_instructions import Call, CallBase, Invoke, OperandBundle  # noqa: E402,F401  (re-exported)

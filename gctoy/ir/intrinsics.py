@@ -1,4 +1,5 @@
 """Names of the GC intrinsics and their mangling in typed and opaque IR."""
+
 from __future__ import annotations
 
 from .types import FunctionType, PointerType, Type, erase_pointees, mangle

@@ -6,6 +6,7 @@ that alignment, so gctoy's printer does too.  The defaults without a datalayout 
 LLVM's (note ``i64:32:64``: a plain ``load i64`` is ``align 4`` until a datalayout says
 ``i64:64``).
 """
+
 from __future__ import annotations
 
 from functools import lru_cache

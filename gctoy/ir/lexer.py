@@ -4,6 +4,7 @@ One compiled regular expression splits the text, a batch of tokens at a time (th
 parser asks for more as it goes); a token is a tuple ``(kind, text, offset)`` and
 line/column are computed from the offset when needed.
 """
+
 from __future__ import annotations
 
 import re
@@ -131,7 +132,7 @@ class CommentQueue:
 
     def __getitem__(self, k: int) -> tuple[str, int, bool]:
         start = self._starts[k]
-        return self._text[start:self._ends[k]], start, bool(self._own[k])
+        return self._text[start : self._ends[k]], start, bool(self._own[k])
 
     def __delitem__(self, k: slice) -> None:
         del self._starts[k]

@@ -12,6 +12,7 @@ Python rather than the machine:
   ``i14000`` value);
 * ``MAX_NUMBER_DIGITS``: a numbered name (``%12``, ``#3``) has at most this many digits.
 """
+
 from __future__ import annotations
 
 from .token_cursor import TokenCursor
@@ -65,8 +66,9 @@ class LimitChecks(TokenCursor):
         """One level deeper into a type or constant; an error past MAX_NESTING."""
         self.depth += 1
         if self.depth > MAX_NESTING:
-            raise self.err(f"types and constants nest more than {MAX_NESTING} levels deep "
-                           "(gctoy's nesting limit)", offset)
+            raise self.err(
+                f"types and constants nest more than {MAX_NESTING} levels deep (gctoy's nesting limit)", offset
+            )
 
     def leave(self) -> None:
         """Back out of one level of nesting."""
@@ -75,15 +77,19 @@ class LimitChecks(TokenCursor):
     def check_pointee_depth(self, ty: Type, offset: int) -> None:
         """A pointer to ``ty`` must stay within the nesting limit."""
         if self.depth + type_depth(ty) > MAX_NESTING:
-            raise self.err(f"types and constants nest more than {MAX_NESTING} levels deep "
-                           "(gctoy's nesting limit)", offset)
+            raise self.err(
+                f"types and constants nest more than {MAX_NESTING} levels deep (gctoy's nesting limit)", offset
+            )
 
     def int_value(self, tok) -> int:
         """The value of an INT token; an error when it has too many digits."""
         value = digits_value(tok[1])
         if value is None:
-            raise self.err(f"integer literal of {len(tok[1].lstrip('-'))} digits is too long "
-                           f"(gctoy reads at most {MAX_INT_DIGITS} digits)", tok[2])
+            raise self.err(
+                f"integer literal of {len(tok[1].lstrip('-'))} digits is too long "
+                f"(gctoy reads at most {MAX_INT_DIGITS} digits)",
+                tok[2],
+            )
         return value
 
     def int_literal(self, what: str = "integer") -> int:
@@ -123,13 +129,15 @@ class LimitChecks(TokenCursor):
 
     def address_space(self) -> int:
         """``addrspace(N)``'s number: LLVM allows 24 bits."""
-        return self.bounded_int("address space", 0, MAX_ADDRSPACE,
-                                f"invalid address space, must be a 24-bit integer (0 to {MAX_ADDRSPACE})")
+        return self.bounded_int(
+            "address space", 0, MAX_ADDRSPACE, f"invalid address space, must be a 24-bit integer (0 to {MAX_ADDRSPACE})"
+        )
 
     def array_length(self) -> int:
         """``[N x T]``'s N: below 2**64."""
-        return self.bounded_int("array length", 0, MAX_ARRAY_LENGTH,
-                                f"array length is too large (at most {MAX_ARRAY_LENGTH})")
+        return self.bounded_int(
+            "array length", 0, MAX_ARRAY_LENGTH, f"array length is too large (at most {MAX_ARRAY_LENGTH})"
+        )
 
     def vector_length(self) -> int:
         """``<N x T>``'s N: 1 to 2**32 - 1."""
@@ -142,8 +150,10 @@ class LimitChecks(TokenCursor):
         """``!N`` with N beyond 32 bits is an error, as in LLVM."""
         text = tok[1][1:]
         if text.isdigit() and (len(text) > 10 or int(text) > MAX_METADATA_ID):
-            raise self.err(f"metadata id '!{text[:20]}{'...' if len(text) > 20 else ''}' is too large "
-                           "(expected a 32-bit integer)", tok[2])
+            raise self.err(
+                f"metadata id '!{text[:20]}{'...' if len(text) > 20 else ''}' is too large (expected a 32-bit integer)",
+                tok[2],
+            )
 
     def slot_number_too_long(self, name: str) -> bool:
         """True for a numbered name (``%123``) with more digits than any slot can have."""

@@ -1,4 +1,5 @@
 """The module: named types, globals, functions, attribute groups, metadata; printed and compared."""
+
 from __future__ import annotations
 
 from .compare import module_key

@@ -1,6 +1,7 @@
 """The module's contents: named types, globals, functions, attribute groups, metadata.
 
 Printing and comparing a module live above this, in :mod:`gctoy.ir.module`."""
+
 from __future__ import annotations
 
 from typing import Iterator

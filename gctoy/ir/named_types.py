@@ -4,6 +4,7 @@ A named struct is a type of its own, printed by name.  A name given to any other
 (``%Env = type ptr``, ``%Ref = type i8 addrspace(1)*``) stands for that type itself, as in LLVM:
 uses print the type, and the definition is not printed.
 """
+
 from __future__ import annotations
 
 from .type_parser import TypeParser
@@ -31,8 +32,11 @@ class NamedTypeDefinitions(TypeParser):
             # ``%Env = type ptr``: a name for a non-struct type stands for that type itself
             ty = self.type_()
             if used_before or name in self.module.types:
-                raise self.err(f"forward references to non-struct type '%{name}' (it names '{ty}' and is "
-                               "used before this definition: define it before its first use)", tok[2])
+                raise self.err(
+                    f"forward references to non-struct type '%{name}' (it names '{ty}' and is "
+                    "used before this definition: define it before its first use)",
+                    tok[2],
+                )
             self.type_aliases[name] = ty
             return
         self.type_offsets[name] = tok[2]
@@ -40,4 +44,3 @@ class NamedTypeDefinitions(TypeParser):
         ty = self.type_()
         assert isinstance(ty, StructType)  # it began with '{' or '<{'
         ref.body.elements, ref.body.packed = ty.elements, ty.packed
-

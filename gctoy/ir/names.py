@@ -1,4 +1,5 @@
 """Spelling of LLVM identifiers: when a name needs quotes and how strings are escaped."""
+
 from __future__ import annotations
 
 import re

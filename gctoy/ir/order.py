@@ -6,6 +6,7 @@ edited block costs one rebuild and an unchanged one costs nothing::
 
     block.instructions   [%a, %t, %r1, %r2]      _positions = {id(%a): 0, id(%t): 1, ...}
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterable

@@ -6,6 +6,7 @@ used before they are defined (phis, block order); such uses are resolved when
 the function ends, and a name that never gets defined is reported at its
 first use, as LLVM does.
 """
+
 from __future__ import annotations
 
 import gc
@@ -34,8 +35,9 @@ class _FunctionSuffix:
     personality: Constant | None = None
 
 
-def parse_module(text: str, filename: str = "<input>", *, implicit_declarations: bool = False,
-                 fix_numbering: bool = False) -> Module:
+def parse_module(
+    text: str, filename: str = "<input>", *, implicit_declarations: bool = False, fix_numbering: bool = False
+) -> Module:
     """Parse LLVM IR text into a Module.
 
     ``implicit_declarations`` declares functions and globals that are used but
@@ -116,8 +118,10 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             remangle_for_opaque_pointers(m)
         bad = recursive_type({name: m.named_type(name) for name in self.type_offsets})
         if bad is not None:
-            raise self.err(f"invalid recursive type '%{bad}' (it contains itself, not only a pointer to "
-                           "itself)", self.type_offsets[bad])
+            raise self.err(
+                f"invalid recursive type '%{bad}' (it contains itself, not only a pointer to itself)",
+                self.type_offsets[bad],
+            )
         return m
 
     def attribute_group(self) -> None:
@@ -209,9 +213,19 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             gv = become(obj, GlobalVariable)
         else:
             gv = GlobalVariable.__new__(GlobalVariable)
-        GlobalVariable.__init__(gv, name, vtype, init, constant=constant, linkage=linkage,
-                                thread_local=thread_local, addrspace=space, align=align,
-                                qualifiers=tuple(quals), section=section)
+        GlobalVariable.__init__(
+            gv,
+            name,
+            vtype,
+            init,
+            constant=constant,
+            linkage=linkage,
+            thread_local=thread_local,
+            addrspace=space,
+            align=align,
+            qualifiers=tuple(quals),
+            section=section,
+        )
         if self.opaque:
             gv.type = PointerType(None, space)
         self.module.add_global(gv)
@@ -255,9 +269,22 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             fn = become(obj, Function)
         else:
             fn = Function.__new__(Function)
-        Function.__init__(fn, name, ftype, args, linkage=linkage, cc=cc, gc=suffix.gc, ret_attrs=ret_attrs,
-                          fn_attrs=fn_attrs, qualifiers=tuple(quals), personality=suffix.personality,
-                          addrspace=space, section=suffix.section, align=suffix.align)
+        Function.__init__(
+            fn,
+            name,
+            ftype,
+            args,
+            linkage=linkage,
+            cc=cc,
+            gc=suffix.gc,
+            ret_attrs=ret_attrs,
+            fn_attrs=fn_attrs,
+            qualifiers=tuple(quals),
+            personality=suffix.personality,
+            addrspace=space,
+            section=suffix.section,
+            align=suffix.align,
+        )
         fn.metadata = md
         if self.opaque:
             fn.type = PointerType(None, space)
@@ -379,9 +406,12 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         while True:
             t = self.peek()
             if t[0] in ("LABEL", "LABELSTR", "EOF") or (t[0] == "PUNCT" and t[1] == "}"):
-                raise self.err("expected instruction opcode" if t[1] != "}" else
-                               f"block '{block.name or '%' + str(self.slot - 1)}' has no terminator: "
-                               "expected instruction opcode")
+                raise self.err(
+                    "expected instruction opcode"
+                    if t[1] != "}"
+                    else f"block '{block.name or '%' + str(self.slot - 1)}' has no terminator: "
+                    "expected instruction opcode"
+                )
             self.release()
             comments = self.leading_comments(t[2])
             inst = self.instruction()
@@ -409,14 +439,17 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
                 params = [str(t) for t in pointee.params] + (["..."] if pointee.vararg else [])
                 decl = f"declare {pointee.ret} @{name}({', '.join(params)})"
             elif pointee is None:
-                raise self.err(f"use of undefined value '@{name}' (its type cannot be inferred from an opaque "
-                               "pointer; declare it)", p.offset)
+                raise self.err(
+                    f"use of undefined value '@{name}' (its type cannot be inferred from an opaque "
+                    "pointer; declare it)",
+                    p.offset,
+                )
             else:
                 gv = become(p, GlobalVariable)
                 GlobalVariable.__init__(gv, name, pointee, None, linkage="external", addrspace=ty.addrspace)
                 self.module.add_global(gv)
                 decl = f"@{name} = external global {pointee}"
-            self.module.notes.append(f"{self.src.filename}:{line}:{col}: note: '@{name}' was never declared; "
-                                     f"declared it as '{decl}'")
+            self.module.notes.append(
+                f"{self.src.filename}:{line}:{col}: note: '@{name}' was never declared; declared it as '{decl}'"
+            )
         self.pending.clear()
-

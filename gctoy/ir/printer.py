@@ -3,6 +3,7 @@
 Unnamed values get slot numbers in order (arguments, then each block and each
 unnamed result), exactly the numbering the parser expects back.
 """
+
 from __future__ import annotations
 
 from ..errors import GCToyError, VerifyError
@@ -47,8 +48,10 @@ def print_module(module: ModuleBase, *, opaque: bool = False, comments: bool = F
     pointee types it would need are not in the module.
     """
     if not opaque and uses_opaque_pointers(module):
-        raise GCToyError("this module uses opaque pointers ('ptr'); it has no pointee types to print it "
-                         "with typed pointers (print it with opaque pointers instead)")
+        raise GCToyError(
+            "this module uses opaque pointers ('ptr'); it has no pointee types to print it "
+            "with typed pointers (print it with opaque pointers instead)"
+        )
     return _Printer(module, opaque, comments).module()
 
 
@@ -83,8 +86,11 @@ def print_instruction(inst: I.Instruction, *, opaque: bool = False) -> str:
 def print_operand(value: Value, *, opaque: bool = False, typed: bool = True) -> str:
     """A value as it appears as a typed operand (``i8 addrspace(1)* %obj``; ``%obj`` if not ``typed``)."""
     inst = value if isinstance(value, I.Instruction) else getattr(value, "parent", None)
-    fn = inst.function if isinstance(inst, I.Instruction) else (
-        value.parent if isinstance(value, (Argument, BasicBlock)) else None)
+    fn = (
+        inst.function
+        if isinstance(inst, I.Instruction)
+        else (value.parent if isinstance(value, (Argument, BasicBlock)) else None)
+    )
     mod = getattr(fn, "module", None) or ModuleBase()
     p = _Printer(mod, opaque, False)
     if fn is not None:
@@ -336,15 +342,15 @@ class _Printer:
                 text += f" !{k} {v}"
         if f.is_declaration:
             return text + self.trailing(f)
-        lines = [text + " {" + (f" {f.header_comment}" if self.comments and getattr(f, "header_comment", None)
-                                else "")]
+        lines = [text + " {" + (f" {f.header_comment}" if self.comments and getattr(f, "header_comment", None) else "")]
         for i, b in enumerate(f.blocks):
             if i > 0:
                 lines.append("")
             lines += self.leading(b)
             if b.name is not None:
-                lines.append(f"{quote_name(b.name)}:" if quote_name(b.name) == b.name
-                             else f'"{escape_string(b.name)}":')
+                lines.append(
+                    f"{quote_name(b.name)}:" if quote_name(b.name) == b.name else f'"{escape_string(b.name)}":'
+                )
             elif i > 0:
                 lines.append(f"{self.slots[id(b)]}:")
             for inst in b.instructions:
@@ -455,8 +461,9 @@ class _Printer:
         if isinstance(x, I.ShuffleVector):
             mask = x.mask_value
             if self.opaque and isinstance(mask, ConstantAggregate):  # LLVM >= 15 spells a free lane poison
-                mask = ConstantAggregate(mask.type, tuple(Poison(e.type) if isinstance(e, Undef) else e
-                                                          for e in mask.elements))
+                mask = ConstantAggregate(
+                    mask.type, tuple(Poison(e.type) if isinstance(e, Undef) else e for e in mask.elements)
+                )
             elif self.opaque and isinstance(mask, Undef):
                 mask = Poison(mask.type)
             return f"shufflevector {self.typed(x.ops[0])}, {self.typed(x.ops[1])}, {self.typed(mask)}"
@@ -488,8 +495,13 @@ class _Printer:
         args = []
         for k, (a, at) in enumerate(zip(x.args, x.arg_attrs)):
             attrs = at
-            if self.opaque and is_sp and isinstance(a.type, PointerType) and _is_callee_slot(x, k) \
-                    and not any(t.kind == "elementtype" for t in at):
+            if (
+                self.opaque
+                and is_sp
+                and isinstance(a.type, PointerType)
+                and _is_callee_slot(x, k)
+                and not any(t.kind == "elementtype" for t in at)
+            ):
                 pointee = getattr(a.type, "pointee", None)
                 if isinstance(pointee, FunctionType):
                     attrs = (*at, Attribute("elementtype", type=pointee, style="paren"))

@@ -15,6 +15,7 @@ absolute argument index of the statepoint in the two older forms (so the first
 GC pointer of a call with no arguments is 7 in the middle form, 4 in the
 oldest), an index into the ``gc-live`` bundle in the modern form.
 """
+
 from __future__ import annotations
 
 import enum
@@ -23,7 +24,15 @@ from typing import TypeGuard
 
 from ..errors import VerifyError
 from . import instructions as I
-from .intrinsics import DEFAULT_STATEPOINT_ID, RELOCATE, RESULT, base_name, is_relocate_name, is_result_name, is_statepoint_name
+from .intrinsics import (
+    DEFAULT_STATEPOINT_ID,
+    RELOCATE,
+    RESULT,
+    base_name,
+    is_relocate_name,
+    is_result_name,
+    is_statepoint_name,
+)
 from .order import in_function_order
 from .types import I32, I64, TOKEN, FloatType, FunctionType, PointerType, Type, mangle
 from .values import Argument, Attribute, BasicBlock, ConstantInt, Function, Value
@@ -75,21 +84,22 @@ class Statepoint:
             # the intrinsic's fixed parameters (ID i64, patch bytes, #call args and flags i32: LLVM's
             # verifier says "Intrinsic has incorrect argument type!" otherwise); the counts in the
             # variadic part may be any integer
-            fixed = ({0: I64, 1: I32, 3: I32, 4: I32}.get(k)
-                     if args and not isinstance(args[0].type, PointerType) else None)
+            fixed = (
+                {0: I64, 1: I32, 3: I32, 4: I32}.get(k) if args and not isinstance(args[0].type, PointerType) else None
+            )
             if not isinstance(v, ConstantInt) or (fixed is not None and v.type != fixed):
                 want = str(fixed) if fixed is not None else "integer"
-                raise VerifyError(f"gc.statepoint {what} (argument {k}) must be a constant {want}, "
-                                  f"found '{v!r}'", loc)
+                raise VerifyError(f"gc.statepoint {what} (argument {k}) must be a constant {want}, found '{v!r}'", loc)
             if v.value < 0:
                 raise VerifyError(f"gc.statepoint {what} (argument {k}) must not be negative", loc)
             return v.value
 
         def take(k: int, n: int, what: str) -> list[Value]:
             if k + n > len(args):
-                raise VerifyError(f"gc.statepoint says it has {n} {what} but only {max(0, len(args) - k)} "
-                                  "arguments follow", loc)
-            return list(args[k:k + n])
+                raise VerifyError(
+                    f"gc.statepoint says it has {n} {what} but only {max(0, len(args) - k)} arguments follow", loc
+                )
+            return list(args[k : k + n])
 
         if args and isinstance(args[0].type, PointerType):
             # oldest: target, #call, flags, call args, #deopt, deopt, gc
@@ -99,8 +109,9 @@ class Statepoint:
             ndeopt = count(3 + ncall, "number of deopt arguments")
             deopt = take(4 + ncall, ndeopt, "deopt arguments")
             start = 4 + ncall + ndeopt
-            return cls(call, StatepointForm.OLDEST, None, None, args[0], call_args, flags, [], deopt,
-                       list(args[start:]), start)
+            return cls(
+                call, StatepointForm.OLDEST, None, None, args[0], call_args, flags, [], deopt, list(args[start:]), start
+            )
         ident = count(0, "ID")
         patch = count(1, "number of patch bytes")
         if len(args) < 3:
@@ -119,11 +130,20 @@ class Statepoint:
         has_bundles = any(t in bundles for t in ("gc-live", "deopt", "gc-transition"))
         legacy_inline = ntrans or ndeopt or inline_gc
         if has_bundles or (not legacy_inline and call.type == TOKEN):
-            return cls(call, StatepointForm.MODERN, ident, patch, target, call_args, flags,
-                       trans + list(bundles.get("gc-transition", [])), deopt + list(bundles.get("deopt", [])),
-                       inline_gc + list(bundles.get("gc-live", [])), start if legacy_inline else None)
-        return cls(call, StatepointForm.MIDDLE, ident, patch, target, call_args, flags, trans, deopt, inline_gc,
-                   start)
+            return cls(
+                call,
+                StatepointForm.MODERN,
+                ident,
+                patch,
+                target,
+                call_args,
+                flags,
+                trans + list(bundles.get("gc-transition", [])),
+                deopt + list(bundles.get("deopt", [])),
+                inline_gc + list(bundles.get("gc-live", [])),
+                start if legacy_inline else None,
+            )
+        return cls(call, StatepointForm.MIDDLE, ident, patch, target, call_args, flags, trans, deopt, inline_gc, start)
 
     # -- positions -----------------------------------------------------------------
     def gc_pointer(self, index: int) -> Value:
@@ -135,8 +155,11 @@ class Statepoint:
         """Turn a relocate index into a position in ``gc_args`` (raises VerifyError if outside)."""
         pos = index if self.gc_start is None else index - self.gc_start
         if not 0 <= pos < len(self.gc_args):
-            where = ("the gc-live bundle" if self.gc_start is None
-                     else f"the GC pointer arguments (indices {self.gc_start}..{self.gc_start + len(self.gc_args) - 1})")
+            where = (
+                "the gc-live bundle"
+                if self.gc_start is None
+                else f"the GC pointer arguments (indices {self.gc_start}..{self.gc_start + len(self.gc_args) - 1})"
+            )
             raise VerifyError(f"gc.relocate index {index} is outside {where}", _loc(self.call))
         return pos
 
@@ -157,15 +180,22 @@ class Statepoint:
         tokens: list[Value] = [call]
         if isinstance(call, I.Invoke) and _first_unwinding_statepoint(call.unwind) is call:
             tokens += _landing_pads(call.unwind)
-        found = [u for token in tokens for u in token.users
-                 if isinstance(u, I.Call) and is_relocate_name(u.callee_name) and u.args and u.args[0] is token]
+        found = [
+            u
+            for token in tokens
+            for u in token.users
+            if isinstance(u, I.Call) and is_relocate_name(u.callee_name) and u.args and u.args[0] is token
+        ]
         return [GCRelocate(inst, self) for inst in in_function_order(found)]
 
     def result(self) -> I.Call | None:
         """The ``gc.result`` call, if any (the first in function order)."""
         call = self.call
-        found = [u for u in call.users
-                 if isinstance(u, I.Call) and is_result_name(u.callee_name) and u.args and u.args[0] is call]
+        found = [
+            u
+            for u in call.users
+            if isinstance(u, I.Call) and is_result_name(u.callee_name) and u.args and u.args[0] is call
+        ]
         return in_function_order(found)[0] if found else None
 
     @property
@@ -333,19 +363,38 @@ def _convert_one(module, sp: Statepoint, form: StatepointForm) -> None:
     if form is StatepointForm.OLDEST:
         if sp.id not in (None, 0, DEFAULT_STATEPOINT_ID):
             module.notes.append(f"statepoint ID {sp.id} dropped: the oldest form has no ID")
-        args = [sp.target, _i32(len(sp.call_args)), _i32(sp.flags), *sp.call_args, _i32(len(sp.deopt_args)),
-                *sp.deopt_args, *sp.gc_args]
+        args = [
+            sp.target,
+            _i32(len(sp.call_args)),
+            _i32(sp.flags),
+            *sp.call_args,
+            _i32(len(sp.deopt_args)),
+            *sp.deopt_args,
+            *sp.gc_args,
+        ]
         params: tuple[Type, ...] = (target_ty, I32, I32)
         token_ty: Type = I32
         bundles: list[I.OperandBundle] = []
     else:
         ident = DEFAULT_STATEPOINT_ID if sp.id is None else sp.id
-        head = [ConstantInt(I64, ident), _i32(sp.num_patch_bytes or 0), sp.target, _i32(len(sp.call_args)),
-                _i32(sp.flags), *sp.call_args]
+        head = [
+            ConstantInt(I64, ident),
+            _i32(sp.num_patch_bytes or 0),
+            sp.target,
+            _i32(len(sp.call_args)),
+            _i32(sp.flags),
+            *sp.call_args,
+        ]
         params = (I64, I32, target_ty, I32, I32)
         if form is StatepointForm.MIDDLE:
-            args = [*head, _i32(len(sp.transition_args)), *sp.transition_args, _i32(len(sp.deopt_args)),
-                    *sp.deopt_args, *sp.gc_args]
+            args = [
+                *head,
+                _i32(len(sp.transition_args)),
+                *sp.transition_args,
+                _i32(len(sp.deopt_args)),
+                *sp.deopt_args,
+                *sp.gc_args,
+            ]
             bundles = []
             token_ty = call.type if sp.form is StatepointForm.MIDDLE else TOKEN
         else:
@@ -434,16 +483,22 @@ def _canonical_name(name: str, ftype: FunctionType, form: StatepointForm) -> str
     base = base_name(name)
     suffix = mangle(ftype.ret)
     if base == RESULT and form is StatepointForm.OLDEST:
-        family = "ptr" if isinstance(ftype.ret, PointerType) else (
-            "float" if isinstance(ftype.ret, FloatType) else "int")
+        family = (
+            "ptr" if isinstance(ftype.ret, PointerType) else ("float" if isinstance(ftype.ret, FloatType) else "int")
+        )
         return f"{RESULT}.{family}.{suffix}"
     return f"{base or RELOCATE}.{suffix}"
 
 
 def _has_other_users(module, fn: Function, except_call) -> bool:
     """True if a call in one of the module's functions other than ``except_call`` calls ``fn`` (its use list)."""
-    return any(u is not except_call and isinstance(u, I.CallBase) and u.callee is fn
-               and getattr(u.function, "_in_module", None) is module for u in fn.users)
+    return any(
+        u is not except_call
+        and isinstance(u, I.CallBase)
+        and u.callee is fn
+        and getattr(u.function, "_in_module", None) is module
+        for u in fn.users
+    )
 
 
 def target_attrs(target_type: Type, call_type: FunctionType) -> tuple[Attribute, ...]:

@@ -5,6 +5,7 @@ The token list is a window: the lexer appends batches as the parser nears its en
 and top-level entities, unless a parse is pinned (``pins``) for backtracking.  Memory thus
 holds the text and the module being built, not a token object per word of the input.
 """
+
 from __future__ import annotations
 
 from ..errors import IRParseError
@@ -50,9 +51,9 @@ class TokenCursor:
     def release(self) -> None:
         """Forget the tokens and comments already consumed (bounded memory on long inputs)."""
         if self.i > 4096 and not self.pins:
-            del self.toks[:self.i]
+            del self.toks[: self.i]
             self.i = 0
-            del self.comments[:self.ci]
+            del self.comments[: self.ci]
             self.ci = 0
 
     def at(self, text: str) -> bool:

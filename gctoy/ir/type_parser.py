@@ -2,6 +2,7 @@
 function types, and the state every level of the IR parser shares (the module being built, the
 uniqued types and constants, the pointer style).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -59,7 +60,6 @@ class TypeParser(LimitChecks):
     def _pointer_style(self) -> bool:
         """True if the text's first pointer is spelled ``ptr`` (a later ``T*`` then reads as ``ptr``)."""
         return first_pointer_spelling(self.src.text) == "ptr"
-
 
     # -- names -----------------------------------------------------------------
     def local_name(self, tok: Token) -> str:

@@ -1,4 +1,5 @@
 """Rules on a module's named types that can only be checked once every body is known."""
+
 from __future__ import annotations
 
 from typing import Iterator

@@ -5,6 +5,7 @@ A pointer is *typed* when it knows its pointee (``i8 addrspace(1)*``) and
 *opaque* when it does not (``ptr addrspace(1)``); the printer can write either
 spelling, see :mod:`gctoy.ir.printer`.
 """
+
 from __future__ import annotations
 
 import abc
@@ -246,8 +247,9 @@ def mangle(ty: Type) -> str:
     if isinstance(ty, IntType):
         return f"i{ty.bits}"
     if isinstance(ty, FloatType):
-        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64", "x86_fp80": "f80",
-                "fp128": "f128"}[ty.kind]
+        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64", "x86_fp80": "f80", "fp128": "f128"}[
+            ty.kind
+        ]
     if isinstance(ty, VoidType):
         return "isVoid"
     if isinstance(ty, FunctionType):

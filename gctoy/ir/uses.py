@@ -16,6 +16,7 @@ its uses as ``erase`` does.  Constants other than globals compare by content and
 they keep no use list.
 This module sits below :mod:`gctoy.ir.values`: it knows values only through these attributes.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator

@@ -1,6 +1,7 @@
 """Parsing values inside a function: local names (``%x``, ``%0``) with their numbering, forward
 references resolved when the function ends, basic-block labels, and typed operands.
 """
+
 from __future__ import annotations
 
 from .constant_parser import ConstantParser
@@ -21,8 +22,9 @@ class ForwardLocal(Value):
 class ValueParser(ConstantParser):
     """Local values and operands (over the constant parser); the state of the function being read."""
 
-    def __init__(self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool,
-                 opaque: bool = False) -> None:
+    def __init__(
+        self, text: str, filename: str, implicit_declarations: bool, fix_numbering: bool, opaque: bool = False
+    ) -> None:
         super().__init__(text, filename, implicit_declarations, opaque)
         self.fix_numbering = fix_numbering
         # per-function state
@@ -38,14 +40,18 @@ class ValueParser(ConstantParser):
         if name is None or name.isdigit():
             expected = self.slot
             if name is not None and (self.slot_number_too_long(name) or int(name) != expected):
-                kind = "argument" if isinstance(value, Argument) else (
-                    "label" if isinstance(value, BasicBlock) else "instruction")
+                kind = (
+                    "argument"
+                    if isinstance(value, Argument)
+                    else ("label" if isinstance(value, BasicBlock) else "instruction")
+                )
                 if not self.fix_numbering:
                     raise self.err(f"{kind} expected to be numbered '%{expected}'", offset)
                 line, col = self.src.position(offset)
                 self.module.notes.append(
                     f"{self.src.filename}:{line}:{col}: note: renumbered '%{name}' to '%{expected}' "
-                    f"(unnamed values are numbered in order, and an unnamed entry block takes a number too)")
+                    f"(unnamed values are numbered in order, and an unnamed entry block takes a number too)"
+                )
             self.slot += 1
             value.name = None
             if name is None:

@@ -4,6 +4,7 @@ Every value has a ``type`` and an optional ``name`` (``None`` means the value is
 unnamed and gets a slot number ``%N`` when printed).  Instructions live in
 :mod:`gctoy.ir.instructions`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

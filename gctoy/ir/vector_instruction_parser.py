@@ -3,6 +3,7 @@
 The functions take the module parser (``p``) as their first argument; the
 instruction parser's opcode table points at them.
 """
+
 from __future__ import annotations
 
 from .types import IntType, PointerType, Type, VectorType
@@ -43,8 +44,10 @@ def inst_insertelement(p) -> InsertElement:
     elt = p.typed_value()
     assert isinstance(vec.type, VectorType)  # checked by _vector_operand
     if elt.type != vec.type.element:
-        raise p.err(f"insertelement element of type '{elt.type}' does not match the vector's "
-                    f"element type '{vec.type.element}'", tok[2])
+        raise p.err(
+            f"insertelement element of type '{elt.type}' does not match the vector's element type '{vec.type.element}'",
+            tok[2],
+        )
     p.expect(",")
     return InsertElement(vec, elt, _index_operand(p, "insertelement"))
 
@@ -66,8 +69,11 @@ def inst_shufflevector(p) -> ShuffleVector:
     mask = p.constant(mask_ty)
     assert isinstance(a.type, VectorType)  # checked by _vector_operand
     if not is_valid_mask(mask, a.type.count):
-        raise p.err(f"invalid shufflevector mask of type '{mask_ty}' (a constant vector of i32 lanes below "
-                    f"{2 * a.type.count}, undef or poison)", tok[2])
+        raise p.err(
+            f"invalid shufflevector mask of type '{mask_ty}' (a constant vector of i32 lanes below "
+            f"{2 * a.type.count}, undef or poison)",
+            tok[2],
+        )
     return ShuffleVector(a, b, mask)
 
 

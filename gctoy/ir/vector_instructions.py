@@ -10,6 +10,7 @@ matter::
     %s = shufflevector <2 x i8 addrspace(1)*> %v, <2 x i8 addrspace(1)*> undef, <2 x i32> zeroinitializer
     %e = extractelement <2 x i8 addrspace(1)*> %s, i64 1
 """
+
 from __future__ import annotations
 
 from .instruction_base import SimpleInstruction
@@ -109,8 +110,10 @@ def is_valid_mask(mask: Value, lanes_in: int) -> bool:
     if not isinstance(mask, Constant) or not isinstance(mask.type, VectorType) or mask.type.element != I32:
         return False
     if isinstance(mask, ConstantAggregate):
-        return all(isinstance(e, (Undef, Poison)) or (isinstance(e, ConstantInt) and 0 <= e.value < 2 * lanes_in)
-                   for e in mask.elements)
+        return all(
+            isinstance(e, (Undef, Poison)) or (isinstance(e, ConstantInt) and 0 <= e.value < 2 * lanes_in)
+            for e in mask.elements
+        )
     return isinstance(mask, (ZeroInitializer, Undef, Poison))
 
 

@@ -10,6 +10,7 @@ relocate indices inside the GC pointer section, tokens used only by
 than all memory; and the gcroot/gcread/gcwrite rules of gcroot_rules.py that LLVM enforces
 (the seed's two further rules are reported by ``gc_intrinsic_problems``, not refused here).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -117,8 +118,10 @@ class _FunctionVerifier:
         preds: dict[int, list[BasicBlock]] = {id(b): [] for b in fn.blocks}
         for b in fn.blocks:
             if not b.instructions or not b.instructions[-1].is_terminator:
-                self.report(b.instructions[-1] if b.instructions else None,
-                            f"block {_block_name(fn, b)} does not end in a terminator")
+                self.report(
+                    b.instructions[-1] if b.instructions else None,
+                    f"block {_block_name(fn, b)} does not end in a terminator",
+                )
                 continue
             for inst in b.instructions[:-1]:
                 if inst.is_terminator:
@@ -131,8 +134,10 @@ class _FunctionVerifier:
                 elif id(s) in preds:
                     preds[id(s)].append(b)
         if fn.blocks and preds[id(fn.entry)]:
-            self.report(fn.entry.instructions[0] if fn.entry.instructions else None,
-                        "the entry block must not have predecessors")
+            self.report(
+                fn.entry.instructions[0] if fn.entry.instructions else None,
+                "the entry block must not have predecessors",
+            )
         for b in fn.blocks:
             seen_other = False
             for inst in b.instructions:
@@ -164,8 +169,7 @@ class _FunctionVerifier:
                 self.report(phi, f"phi incoming value has type '{v.type}', not '{phi.type}'")
         if got != want:
             names = sorted(_block_name(self.fn, p) for p in preds)
-            self.report(phi, "phi entries do not match the block's predecessors "
-                             f"({', '.join(names) or 'none'})")
+            self.report(phi, f"phi entries do not match the block's predecessors ({', '.join(names) or 'none'})")
 
     # -- SSA dominance ---------------------------------------------------------------------
     def dominance(self) -> None:
@@ -181,8 +185,11 @@ class _FunctionVerifier:
             if not dt.is_reachable(b):
                 continue
             for inst in b.instructions:
-                pairs = ([(v, blk) for v, blk in inst.incoming] if isinstance(inst, I.Phi)
-                         else [(v, None) for v in inst.operands])
+                pairs = (
+                    [(v, blk) for v, blk in inst.incoming]
+                    if isinstance(inst, I.Phi)
+                    else [(v, None) for v in inst.operands]
+                )
                 for v, via in pairs:
                     if isinstance(v, BasicBlock):
                         continue
@@ -196,8 +203,7 @@ class _FunctionVerifier:
                             self.report(inst, "only phi nodes may reference their own value")
                             continue
                         if not dt.dominates_use(v, inst, via):
-                            self.report(inst, "instruction does not dominate all uses: "
-                                              f"{_describe(v)} is used here")
+                            self.report(inst, f"instruction does not dominate all uses: {_describe(v)} is used here")
 
     # -- operand types ----------------------------------------------------------------------
     def types(self) -> None:
@@ -275,8 +281,11 @@ class _FunctionVerifier:
             self.report(call, "gc.statepoint number of patch bytes must be positive")
         attrs = resolve_attrs(call.fn_attrs, getattr(self.fn, "module", None))
         if any(not a.is_string and a.kind in _MEMORY_LIMITING for a in attrs):
-            self.report(call, "gc.statepoint must read and write all memory to preserve reordering restrictions "
-                              "required by safepoint semantics")
+            self.report(
+                call,
+                "gc.statepoint must read and write all memory to preserve reordering restrictions "
+                "required by safepoint semantics",
+            )
         tty = sp.target_type
         if not isinstance(sp.target.type, PointerType):
             self.report(call, "gc.statepoint call target must be a pointer to a function")
@@ -284,11 +293,13 @@ class _FunctionVerifier:
             self.check_target_args(call, sp, tty)
         for v in sp.gc_args:
             if _pointer_of(v.type) is None:
-                self.report(call, f"gc.statepoint GC pointer argument {_describe(v)} is not a pointer "
-                                  "or a vector of pointers")
+                self.report(
+                    call, f"gc.statepoint GC pointer argument {_describe(v)} is not a pointer or a vector of pointers"
+                )
         for user in self.token_users(call):
-            if not (isinstance(user, I.Call) and (is_relocate_name(user.callee_name)
-                                                   or is_result_name(user.callee_name))):
+            if not (
+                isinstance(user, I.Call) and (is_relocate_name(user.callee_name) or is_result_name(user.callee_name))
+            ):
                 self.report(user, "the statepoint token may only be used by gc.relocate and gc.result")
 
     def check_target_args(self, call, sp: Statepoint, tty: FunctionType) -> None:

@@ -50,7 +50,9 @@ def call_student(function: Callable[..., T], what: str, *args: Any, **kwargs: An
     try:
         return function(*args, **kwargs)
     except NotImplementedError:
-        raise LabFailure(f"{name} is still the skeleton: replace `raise NotImplementedError()` with your code.") from None
+        raise LabFailure(
+            f"{name} is still the skeleton: replace `raise NotImplementedError()` with your code."
+        ) from None
     except LabFailure:
         raise
     except Exception as error:

@@ -59,7 +59,9 @@ class NewBase:
 
 #: the seeds' and the chapter's examples: (label, module text, function name)
 EXAMPLES: list[tuple[str, str, str]] = [
-    ("seed 000's exterior pointer (Base & Derived Pointers)", f"""\
+    (
+        "seed 000's exterior pointer (Base & Derived Pointers)",
+        f"""\
 declare void @foo()
 define {P} @test1({P} %obj) gc "statepoint-example" {{
   %gep = getelementptr i8, {P} %obj, i64 20000
@@ -67,8 +69,12 @@ define {P} @test1({P} %obj) gc "statepoint-example" {{
   %p = getelementptr i8, {P} %gep, i64 -20000
   ret {P} %p
 }}
-""", "test1"),
-    ("@kinds: one pointer of each kind", f"""\
+""",
+        "test1",
+    ),
+    (
+        "@kinds: one pointer of each kind",
+        f"""\
 declare {P} @make()
 define void @kinds({P} %arg, {P} addrspace(1)* %slot, i64 %raw, i1 %c) gc "statepoint-example" {{
 entry:
@@ -82,8 +88,12 @@ entry:
   %either = select i1 %c, {P} %field, {P} %loaded
   ret void
 }}
-""", "kinds"),
-    ("@pick: a phi of two bases", f"""\
+""",
+        "kinds",
+    ),
+    (
+        "@pick: a phi of two bases",
+        f"""\
 define {P} @pick(i1 %c, {P} %a, {P} %b) gc "statepoint-example" {{
 entry:
   br i1 %c, label %left, label %right
@@ -95,8 +105,12 @@ join:
   %p = phi {P} [ %a, %left ], [ %b, %right ]
   ret {P} %p
 }}
-""", "pick"),
-    ("@walk: a loop cursor into one object", f"""\
+""",
+        "pick",
+    ),
+    (
+        "@walk: a loop cursor into one object",
+        f"""\
 define {P} @walk({P} %base, i64 %n) gc "statepoint-example" {{
 entry:
   %first = getelementptr i8, {P} %base, i64 16
@@ -111,8 +125,12 @@ loop:
 exit:
   ret {P} %cur
 }}
-""", "walk"),
-    ("@scan: a loop cursor into one of two objects", f"""\
+""",
+        "walk",
+    ),
+    (
+        "@scan: a loop cursor into one of two objects",
+        f"""\
 define {P} @scan(i1 %c, {P} %a, {P} %b, i64 %n) gc "statepoint-example" {{
 entry:
   br i1 %c, label %left, label %right
@@ -132,16 +150,24 @@ loop:
 exit:
   ret {P} %next
 }}
-""", "scan"),
-    ("@anon: a select of pointers into two objects", f"""\
+""",
+        "scan",
+    ),
+    (
+        "@anon: a select of pointers into two objects",
+        f"""\
 define {P} @anon(i1 %c, {P} %a, {P} %b) gc "statepoint-example" {{
 entry:
   %pa = getelementptr i8, {P} %a, i64 8
   %0 = select i1 %c, {P} %pa, {P} %b
   ret {P} %0
 }}
-""", "anon"),
-    ("@e2b: a zero GEP is a cast", f"""\
+""",
+        "anon",
+    ),
+    (
+        "@e2b: a zero GEP is a cast",
+        f"""\
 define {P} @e2b(i1 %c, {P} %a, {P} %b) gc "statepoint-example" {{
 entry:
   br i1 %c, label %l, label %r
@@ -155,7 +181,9 @@ join:
   %q = select i1 %c, {P} %p, {P} %a
   ret {P} %q
 }}
-""", "e2b"),
+""",
+        "e2b",
+    ),
 ]
 
 
@@ -200,26 +228,36 @@ def gctoy_bases(text: str, function: str) -> dict[str, str]:
 
 
 def _generated(count: int, start: int = 0) -> list[tuple[str, str, str]]:
-    return [(f"generated function (seed {seed})", random_function(seed, regions=3), "g")
-            for seed in range(start, start + count)]
+    return [
+        (f"generated function (seed {seed})", random_function(seed, regions=3), "g")
+        for seed in range(start, start + count)
+    ]
 
 
 def _why(names: LocalNames, v: Value, given: str, expected: str) -> str:
     """A sentence on the rule the student's answer broke."""
     if expected.startswith("a new base phi") and not given.startswith("a new base"):
-        return ("Its inputs lead to different objects: the meet of Base(x) and Base(y) with x != y is Conflict, "
-                "so no existing value is its base on every path and RS4GC inserts a base phi/select beside it "
-                "(taking one input's base is only right on that input's path).")
+        return (
+            "Its inputs lead to different objects: the meet of Base(x) and Base(y) with x != y is Conflict, "
+            "so no existing value is its base on every path and RS4GC inserts a base phi/select beside it "
+            "(taking one input's base is only right on that input's path)."
+        )
     if given.startswith("a new base phi") and not expected.startswith("a new base"):
-        return ("Every input leads to the same base (or each input is itself a base, so the phi/select is its own "
-                "base and is pruned before the lattice runs): no new base phi/select is needed.")
+        return (
+            "Every input leads to the same base (or each input is itself a base, so the phi/select is its own "
+            "base and is pruned before the lattice runs): no new base phi/select is needed."
+        )
     if isinstance(v, (I.GetElementPtr, I.Cast)):
-        return ("A GEP or a bitcast/addrspacecast only does address arithmetic: its base is the base of the pointer "
-                "it starts from (walk back until a value that is not a GEP or cast).")
+        return (
+            "A GEP or a bitcast/addrspacecast only does address arithmetic: its base is the base of the pointer "
+            "it starts from (walk back until a value that is not a GEP or cast)."
+        )
     if isinstance(v, (I.Phi, I.Select)):
         return "Meet the states of all its inputs (Unknown, Base(v), Conflict) and iterate until nothing changes."
-    return ("An argument, a load, a call's result or an inttoptr is a base in its own right; a pointer computed "
-            "from a constant has base null.")
+    return (
+        "An argument, a load, a call's result or an inttoptr is a base in its own right; a pointer computed "
+        "from a constant has base null."
+    )
 
 
 def _compare(label: str, text: str, function: str, student: Callable, expected: dict[str, str]) -> int:
@@ -230,13 +268,16 @@ def _compare(label: str, text: str, function: str, student: Callable, expected: 
         raise LabFailure(f"find_bases should return a dict {{value: base}}, not a {type(given).__name__}.")
     for v in _gc_values(fn):
         if v not in given:
-            raise LabFailure(f"In {label}: your dict has no entry for {names(v)}; every GC pointer "
-                             "(addrspace(1) argument or instruction) needs its base.")
+            raise LabFailure(
+                f"In {label}: your dict has no entry for {names(v)}; every GC pointer "
+                "(addrspace(1) argument or instruction) needs its base."
+            )
         mine, theirs = _label(names, given[v]), expected[names(v)]
         if mine != theirs:
             raise LabFailure(
                 f"In {label}: you give {names(v)} the base {mine}; gctoy's RS4GC finds {theirs}.\n"
-                f"  {_why(names, v, mine, theirs)}\n  The function:\n{text}")
+                f"  {_why(names, v, mine, theirs)}\n  The function:\n{text}"
+            )
     return len(_gc_values(fn))
 
 
@@ -308,28 +349,35 @@ def _stress_run(student: Callable) -> tuple[int, int]:
     run_pass(reference_module, "rewrite-statepoints-for-gc")
     reference = run_module(reference_module, gc="none")
     # the pass's phases, with the student's bases in place of its own
-    phases = tuple((name, partial(bases, finder_class=StudentBases) if name == "bases" else phase)
-                   for name, phase in rs.PHASES)
+    phases = tuple(
+        (name, partial(bases, finder_class=StudentBases) if name == "bases" else phase) for name, phase in rs.PHASES
+    )
     module = parse_module(_STRESS)
     rs.rewrite_module(module, phases=phases)
     try:
         result = run_module(module, stress=True, verify=True)
     except Exception as error:  # a heap the verifier rejects, a wild pointer
-        raise LabFailure("With your bases plugged into RewriteStatepointsForGC, the program of the lab (a loop "
-                         "whose phi %p points into object %a on even iterations and %b on odd ones) failed under "
-                         f"GC stress: {type(error).__name__}: {error}") from None
+        raise LabFailure(
+            "With your bases plugged into RewriteStatepointsForGC, the program of the lab (a loop "
+            "whose phi %p points into object %a on even iterations and %b on odd ones) failed under "
+            f"GC stress: {type(error).__name__}: {error}"
+        ) from None
     if result.printed != reference.printed:
         raise LabFailure(
             "With your bases plugged into RewriteStatepointsForGC, the program of the lab printed "
             f"{result.printed} under GC stress, but {reference.printed} without a collector: a derived pointer "
-            "was relocated with the base of another object (new base + (derived - old base) of the wrong object).")
+            "was relocated with the base of another object (new base + (derived - old base) of the wrong object)."
+        )
     return result.stats.gc.collections, result.stats.gc.objects_copied
 
 
 def _base_lines(text: str) -> list[str]:
     """The base phis/selects an RS4GC output inserted (lines with !is_base_value), metadata number dropped."""
-    return sorted(re.sub(r"!is_base_value !\d+", "!is_base_value", line.split(";")[0].strip())
-                  for line in text.splitlines() if "!is_base_value" in line and "=" in line)
+    return sorted(
+        re.sub(r"!is_base_value !\d+", "!is_base_value", line.split(";")[0].strip())
+        for line in text.splitlines()
+        if "!is_base_value" in line and "=" in line
+    )
 
 
 def llvm14_agreement(texts: list[str] | None = None) -> str:
@@ -345,8 +393,10 @@ def llvm14_agreement(texts: list[str] | None = None) -> str:
 
     opt = tool_path("opt", 14)
     if opt is None:
-        return ("LLVM 14 not installed: gctoy's BaseFinder is the oracle (it inserts the same base phis as LLVM 14's "
-                "pass, chapter 03 section 4)")
+        return (
+            "LLVM 14 not installed: gctoy's BaseFinder is the oracle (it inserts the same base phis as LLVM 14's "
+            "pass, chapter 03 section 4)"
+        )
     same = count = 0
     for text in texts:
         done = run_opt(opt, ["-passes=rewrite-statepoints-for-gc", "-S", "-o", "-", "-"], text)
@@ -357,8 +407,10 @@ def llvm14_agreement(texts: list[str] | None = None) -> str:
         count += len(theirs)
     if same == len(texts):
         return f"LLVM 14's RS4GC inserts the same {count} base phis/selects as gctoy's, on {len(texts)} programs"
-    return (f"LLVM 14's RS4GC and gctoy's differ on {len(texts) - same} of {len(texts)} programs "
-            "(a gctoy bug: please report it)")
+    return (
+        f"LLVM 14's RS4GC and gctoy's differ on {len(texts) - same} of {len(texts)} programs "
+        "(a gctoy bug: please report it)"
+    )
 
 
 def check(find_bases: Callable[[Function], dict], generated: int = 12) -> LabReport:
@@ -371,9 +423,12 @@ def check(find_bases: Callable[[Function], dict], generated: int = 12) -> LabRep
         values += _compare(label, text, function, find_bases, expected)
         conflicts += sum(1 for b in expected.values() if b.startswith("a new base"))
     collections, copied = _stress_run(find_bases)
-    return LabReport("gctoy.labs.base_pointers", [
-        f"{len(cases)} functions ({len(EXAMPLES)} from the seeds and the chapter, {generated} generated): "
-        f"{values} GC pointers, {conflicts} of them based on a new base phi/select, all as gctoy's RS4GC finds them",
-        f"RS4GC with your bases under GC stress: {collections} collections, {copied} objects copied, "
-        "heap verified after each, same output as without a collector",
-    ])
+    return LabReport(
+        "gctoy.labs.base_pointers",
+        [
+            f"{len(cases)} functions ({len(EXAMPLES)} from the seeds and the chapter, {generated} generated): "
+            f"{values} GC pointers, {conflicts} of them based on a new base phi/select, all as gctoy's RS4GC finds them",
+            f"RS4GC with your bases under GC stress: {collections} collections, {copied} objects copied, "
+            "heap verified after each, same output as without a collector",
+        ],
+    )

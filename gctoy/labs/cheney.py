@@ -44,7 +44,9 @@ declare void @do_safepoint()
 """
 
 #: One object shared by two others (a DAG), and a self-cycle: a copy made twice breaks sharing.
-SHARED = _ABI + """
+SHARED = (
+    _ABI
+    + """
 define i64 @main() gc "statepoint-example" {
 entry:
   %s = call i8 addrspace(1)* @gc_alloc(i64 1, i64 0)
@@ -78,9 +80,12 @@ entry:
   ret i64 %v
 }
 """
+)
 
 #: A binary tree of depth 3 built recursively (nodes {left, right, value}): roots in many frames.
-TREE = _ABI + """
+TREE = (
+    _ABI
+    + """
 define i8 addrspace(1)* @build(i64 %d) gc "statepoint-example" {
 entry:
   %leaf = icmp eq i64 %d, 0
@@ -139,13 +144,17 @@ entry:
   ret i64 %s
 }
 """
+)
 
 
 def _programs() -> dict[str, str]:
     from gctoy.runtime.trace import LIST3
 
-    return {"list3 (a derived pointer)": LIST3, "shared (a DAG and a cycle)": SHARED,
-            "tree (roots in many frames)": TREE}
+    return {
+        "list3 (a derived pointer)": LIST3,
+        "shared (a DAG and a cycle)": SHARED,
+        "tree (roots in many frames)": TREE,
+    }
 
 
 #: the programs the check runs, by name (LIST3 is the chapter's example)
@@ -187,15 +196,18 @@ class Spaces:
             f"the address {address:#x} is in neither from-space [{self.from_base:#x}, {self.from_end:#x}) nor the "
             f"used part of to-space [{self.to_base:#x}, {self.free:#x}). Null (0) and other non-heap values must be "
             f"returned by forward unchanged (spaces.in_from_space tells them apart); the header words of the object "
-            f"whose field 0 is at p are at p - 16 (mask) and p - 8 (count or forwarding pointer).")
+            f"whose field 0 is at p are at p - 16 (mask) and p - 8 (count or forwarding pointer)."
+        )
 
     def read(self, address: int) -> int:
         """The word at ``address`` (in from-space or in the used part of to-space)."""
         self.reads += 1
         if self.reads > READ_LIMIT:
-            raise LabFailure(f"one collection read more than {READ_LIMIT} words: the scan does not end. The scan "
-                             f"pointer must move past each object (16 header bytes + 8 per field) and the loop stop "
-                             f"when it reaches spaces.free.")
+            raise LabFailure(
+                f"one collection read more than {READ_LIMIT} words: the scan does not end. The scan "
+                f"pointer must move past each object (16 header bytes + 8 per field) and the loop stop "
+                f"when it reaches spaces.free."
+            )
         buffer, offset = self._where(address)
         return struct.unpack_from("<Q", buffer, offset)[0]
 
@@ -210,29 +222,33 @@ class Spaces:
         if start % WORD or not self.from_base <= start < self.from_end - WORD:
             raise LabFailure(
                 f"copy({start:#x}, {nbytes}): {start:#x} is not the start of a from-space object. An object starts "
-                f"with its two header words at p - 16, p being the field-0 address forward is given.")
+                f"with its two header words at p - 16, p being the field-0 address forward is given."
+            )
         (count_word,) = struct.unpack_from("<Q", self._old, start + WORD - self.from_base)
         if not count_word & OBJECT_TAG:
             raise LabFailure(
                 f"copy({start:#x}, ...): the object's count word is {count_word:#x}, whose tag bit 0 is clear: it is a "
                 f"forwarding pointer, so this object was copied already. forward must look at the word at p - 8 first "
-                f"and, when its tag bit is 0, return it (the address of the copy) instead of copying again.")
+                f"and, when its tag bit is 0, return it (the address of the copy) instead of copying again."
+            )
         size = HEADER_SIZE + WORD * (count_word >> 1)
         if nbytes != size:
             raise LabFailure(
                 f"copy({start:#x}, {nbytes}): this object takes {size} bytes, not {nbytes}: 16 header bytes and 8 per "
-                f"field, nfields being the count word (at p - 8) shifted right by one (its bit 0 is the tag).")
+                f"field, nfields being the count word (at p - 8) shifted right by one (its bit 0 is the tag)."
+            )
         if start in self.copied:
             raise LabFailure(
                 f"the object at {start + HEADER_SIZE:#x} was copied twice in one collection (again after it went to "
                 f"{self.copied[start] + HEADER_SIZE:#x}). A second reference to an object must find the copy, not make "
                 f"another one, or two fields that shared the object no longer do: after copying, forward must "
                 f"overwrite the word at p - 8 in from-space with the copy's address (a forwarding pointer, tag bit 0) "
-                f"and, when it finds such a word, return it.")
+                f"and, when it finds such a word, return it."
+            )
         if len(self._new) + nbytes > self.to_size:
             raise LabFailure(f"to-space ({self.to_size} bytes) is full: more is being copied than was allocated.")
         at = self.free
-        self._new.extend(self._old[start - self.from_base: start - self.from_base + nbytes])
+        self._new.extend(self._old[start - self.from_base : start - self.from_base + nbytes])
         self.copied[start] = at
         return at
 
@@ -258,14 +274,17 @@ class _Plug:
                 raise LabFailure(f"forward({ptr:#x}) returned {result!r}, not an address (an int) — in {where}.")
             if not spaces.in_from_space(ptr):
                 if result != ptr:
-                    raise LabFailure(f"forward({ptr:#x}) returned {result:#x}: {ptr:#x} is not a from-space object "
-                                     f"(null or a value outside the heap) and must come back unchanged — in {where}.")
+                    raise LabFailure(
+                        f"forward({ptr:#x}) returned {result:#x}: {ptr:#x} is not a from-space object "
+                        f"(null or a value outside the heap) and must come back unchanged — in {where}."
+                    )
                 return result
             if result in spaces.copied.values():
                 raise LabFailure(
                     f"forward({ptr:#x}) returned {result:#x}, the address of the copy's first header word. Pointers "
                     f"point at field 0, 16 bytes after the header (as gc_alloc's result does): return the copy's "
-                    f"address + HEADER_SIZE — in {where}.")
+                    f"address + HEADER_SIZE — in {where}."
+                )
             return result
 
         moved = [forward(spaces, value) for value in values]
@@ -290,15 +309,18 @@ def _run(program: str, plug: _Plug | None):
 def _teach_heap_problem(error: GCToyError, name: str) -> str:
     text = str(error)
     if "field at" in text:
-        why = ("A pointer field of an object in to-space still holds a from-space address: scan must forward every "
-               "field the mask word marks, in every object of to-space, including the objects copied while scanning "
-               "(loop while the scan pointer is below spaces.free, reading spaces.free afresh each time).")
+        why = (
+            "A pointer field of an object in to-space still holds a from-space address: scan must forward every "
+            "field the mask word marks, in every object of to-space, including the objects copied while scanning "
+            "(loop while the scan pointer is below spaces.free, reading spaces.free afresh each time)."
+        )
     elif "root slot" in text:
-        why = ("A root slot was given a value that is not the field-0 address of an object in to-space: forward must "
-               "return the copy's field-0 address (or the forwarding pointer it finds).")
+        why = (
+            "A root slot was given a value that is not the field-0 address of an object in to-space: forward must "
+            "return the copy's field-0 address (or the forwarding pointer it finds)."
+        )
     elif "deadbeef" in text.lower():
-        why = ("The program read the poison word left in from-space: some pointer it used was not forwarded to "
-               "to-space.")
+        why = "The program read the poison word left in from-space: some pointer it used was not forwarded to to-space."
     else:
         why = "The heap after your collection is not what the program and the verifier expect."
     return f"With your forward and scan, the program {name} failed under GC stress:\n  {text}\n{why}"
@@ -322,17 +344,27 @@ def check(forward: Callable[[Spaces, int], int], scan: Callable[[Spaces, Callabl
                 raise LabFailure(
                     f"In the program {name}, collection #{index} copied {have} objects, {more} than gctoy's collector "
                     f"({want}). A copying collector copies exactly the objects reachable from the roots, each once: "
-                    + ("every reachable object must be forwarded once, and each later reference must find its "
-                       "forwarding pointer." if have > want else
-                       "scan must reach every object the copies point to, not only the roots' objects."))
+                    + (
+                        "every reachable object must be forwarded once, and each later reference must find its "
+                        "forwarding pointer."
+                        if have > want
+                        else "scan must reach every object the copies point to, not only the roots' objects."
+                    )
+                )
         if (got.printed, got.result) != (expected.printed, expected.result):
-            raise LabFailure(f"The program {name} printed {got.printed} and returned {got.result} with your collector, "
-                             f"but {expected.printed} and {expected.result} with gctoy's: the heap after a collection "
-                             f"must hold the same object graph, with every pointer rewritten to the copies.")
+            raise LabFailure(
+                f"The program {name} printed {got.printed} and returned {got.result} with your collector, "
+                f"but {expected.printed} and {expected.result} with gctoy's: the heap after a collection "
+                f"must hold the same object graph, with every pointer rewritten to the copies."
+            )
         total_collections += plug.collections
         total_moved += plug.moved
-        lines.append(f"{name}: {plug.collections} collections, {plug.moved} objects copied, output {got.printed} "
-                     f"as with gctoy's collector")
-    lines.append(f"{len(PROGRAMS)} programs, {total_collections} collections under stress, {total_moved} objects "
-                 f"moved, the heap verified after each collection, from-space poisoned")
+        lines.append(
+            f"{name}: {plug.collections} collections, {plug.moved} objects copied, output {got.printed} "
+            f"as with gctoy's collector"
+        )
+    lines.append(
+        f"{len(PROGRAMS)} programs, {total_collections} collections under stress, {total_moved} objects "
+        f"moved, the heap verified after each collection, from-space poisoned"
+    )
     return LabReport("gctoy.labs.cheney", lines)

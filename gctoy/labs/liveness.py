@@ -32,22 +32,32 @@ P = "i8 addrspace(1)*"
 
 #: the seed's and the chapter's examples, and small CFGs that catch the usual mistakes
 EXAMPLES: list[tuple[str, str, str]] = [
-    ("seed 000's @test1 (RewriteStatepointsForGC)", f"""\
+    (
+        "seed 000's @test1 (RewriteStatepointsForGC)",
+        f"""\
 declare void @foo()
 define {P} @test1({P} %obj) gc "statepoint-example" {{
   call void @foo()
   ret {P} %obj
 }}
-""", "test1"),
-    ("the chapter's @last_use (an argument is live across its own call)", f"""\
+""",
+        "test1",
+    ),
+    (
+        "the chapter's @last_use (an argument is live across its own call)",
+        f"""\
 declare void @consume({P})
 define void @last_use({P} %obj) gc "statepoint-example" {{
 entry:
   call void @consume({P} %obj)
   ret void
 }}
-""", "last_use"),
-    ("@one_path: a value flows into a phi from one predecessor only", f"""\
+""",
+        "last_use",
+    ),
+    (
+        "@one_path: a value flows into a phi from one predecessor only",
+        f"""\
 declare void @foo()
 define {P} @one_path(i1 %c, {P} %x, {P} %y) gc "statepoint-example" {{
 entry:
@@ -61,8 +71,12 @@ join:
   %p = phi {P} [ %x, %left ], [ %y, %right ]
   ret {P} %p
 }}
-""", "one_path"),
-    ("@around: a value used again after the loop's back edge", f"""\
+""",
+        "one_path",
+    ),
+    (
+        "@around: a value used again after the loop's back edge",
+        f"""\
 declare void @foo()
 declare void @use({P})
 define void @around({P} %a, {P} %b, i64 %n) gc "statepoint-example" {{
@@ -81,8 +95,12 @@ exit:
   call void @use({P} %a)
   ret void
 }}
-""", "around"),
-    ("the chapter's @walk (a loop, a phi of derived pointers, an invoke)", f"""\
+""",
+        "around",
+    ),
+    (
+        "the chapter's @walk (a loop, a phi of derived pointers, an invoke)",
+        f"""\
 declare {P} @visit({P})
 declare i32 @__gxx_personality_v0(...)
 define {P} @walk({P} %a, {P} %b, i1 %c, i64 %k, i64 %n) gc "statepoint-example"
@@ -112,7 +130,9 @@ lpad:
           cleanup
   ret {P} null
 }}
-""", "walk"),
+""",
+        "walk",
+    ),
 ]
 
 
@@ -143,8 +163,7 @@ def _phi_elsewhere(fn: Function, names: LocalNames, value: str, call: I.CallBase
             assert isinstance(phi, I.Phi)
             for v, pred in phi.incoming:
                 if names(v) == value and pred is not call.parent:
-                    return (f"{names(phi)} in block {names(block)} takes {value} only on the edge from "
-                            f"{names(pred)}")
+                    return f"{names(phi)} in block {names(block)} takes {value} only on the edge from {names(pred)}"
     return None
 
 
@@ -158,23 +177,30 @@ def _explain(fn: Function, names: LocalNames, call: I.CallBase, missing: set[str
     own_operands = {names(v) for v in call.operands}
     for value in sorted(extra):
         if call.name is not None and value == names(call):
-            lines.append(f"{value} is the call's own result: it does not exist before the call, so it is not live "
-                         "across it.")
+            lines.append(
+                f"{value} is the call's own result: it does not exist before the call, so it is not live across it."
+            )
             continue
         phi = _phi_elsewhere(fn, names, value, call)
         if phi:
-            lines.append(f"{value} is extra. {phi}: a phi's input is used on its edge (live out of that predecessor),"
-                         " not at the top of the phi's block, so it is not live on the other paths.")
+            lines.append(
+                f"{value} is extra. {phi}: a phi's input is used on its edge (live out of that predecessor),"
+                " not at the top of the phi's block, so it is not live on the other paths."
+            )
         else:
             lines.append(f"{value} is extra: no path from this call reaches a use of it (before a redefinition).")
     for value in sorted(missing):
         if value in own_operands:
-            lines.append(f"{value} is missing. It is an operand of the call itself: RS4GC walks the block backwards "
-                         "down to and including the call, so the call's own GC-pointer arguments are live across it.")
+            lines.append(
+                f"{value} is missing. It is an operand of the call itself: RS4GC walks the block backwards "
+                "down to and including the call, so the call's own GC-pointer arguments are live across it."
+            )
         elif _has_back_edge(fn):
-            lines.append(f"{value} is missing. It is used again on some path after the call; in a loop that path "
-                         "may go round the back edge, so repeat the backward dataflow until no live-in set changes "
-                         "(one pass over the blocks is not enough).")
+            lines.append(
+                f"{value} is missing. It is used again on some path after the call; in a loop that path "
+                "may go round the back edge, so repeat the backward dataflow until no live-in set changes "
+                "(one pass over the blocks is not enough)."
+            )
         else:
             lines.append(f"{value} is missing: some path from the call reaches a use of it.")
     return "\n  ".join(lines)
@@ -195,21 +221,28 @@ def _compare(label: str, text: str, function: str, student: Callable, expected: 
             missing, extra = wanted - mine, mine - wanted
             raise LabFailure(
                 f"In {label}, at {where}:\n  you found {sorted(mine)}, gctoy's RS4GC finds {sorted(wanted)}.\n  "
-                + _explain(fn, names, call, missing, extra) + f"\n  The function:\n{text}")
+                + _explain(fn, names, call, missing, extra)
+                + f"\n  The function:\n{text}"
+            )
     return len(expected)
 
 
 def check(live_across: Callable[[Function], dict], generated: int = 12) -> LabReport:
     """Run ``live_across`` on the examples and ``generated`` random functions; compare with gctoy's analysis."""
-    cases = EXAMPLES + [(f"generated function (seed {seed})", random_function(seed, regions=3), "g")
-                        for seed in range(100, 100 + generated)]
+    cases = EXAMPLES + [
+        (f"generated function (seed {seed})", random_function(seed, regions=3), "g")
+        for seed in range(100, 100 + generated)
+    ]
     calls = values = 0
     for label, text, function in cases:
         expected = gctoy_live_sets(text, function)
         calls += _compare(label, text, function, live_across, expected)
         values += sum(len(s) for s in expected)
     loops = sum(1 for _, text, function in cases if _has_back_edge(parsed_function(text, function)))
-    return LabReport("gctoy.labs.liveness", [
-        f"{len(cases)} functions ({len(EXAMPLES)} from the seed and the chapter, {generated} generated; {loops} with "
-        f"loops): {calls} calls, {values} live GC pointers in all, the same sets as gctoy's RS4GC liveness",
-    ])
+    return LabReport(
+        "gctoy.labs.liveness",
+        [
+            f"{len(cases)} functions ({len(EXAMPLES)} from the seed and the chapter, {generated} generated; {loops} with "
+            f"loops): {calls} calls, {values} live GC pointers in all, the same sets as gctoy's RS4GC liveness",
+        ],
+    )

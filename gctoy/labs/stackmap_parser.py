@@ -44,7 +44,7 @@ class Sample:
 
 #: LLVM-only input: a stackmap (register, alloca, constants, a large constant), an anyregcc patchpoint
 #: (the only kind of record with live-outs) and a statepoint with a deopt value and an alloca in gc-live
-LLVM_KINDS = '''\
+LLVM_KINDS = """\
 declare void @foo()
 declare void @llvm.experimental.stackmap(i64, i32, ...)
 declare void @llvm.experimental.patchpoint.void(i64, i32, i8*, i32, ...)
@@ -79,10 +79,10 @@ entry:
   %q = load i8 addrspace(1)*, i8 addrspace(1)** %slot
   ret i8 addrspace(1)* %p.rel
 }
-'''
+"""
 
 #: statepoints that both LLVM 14 and gctoy compile: two functions, three records with 9, 7 and 4 locations
-STATEPOINTS = '''\
+STATEPOINTS = """\
 declare void @foo()
 declare void @bar(i64)
 declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 immarg, i32 immarg, void ()*, i32 immarg, i32 immarg, ...)
@@ -107,10 +107,10 @@ entry:
   %t = call token (i64, i32, void ()*, i32, i32, ...) @llvm.experimental.gc.statepoint.p0f_isVoidf(i64 3, i32 0, void ()* @foo, i32 0, i32 0, i32 0, i32 0) [ "deopt"(i64 12345678901) ]
   ret void
 }
-'''
+"""
 
 #: LLVM-only: a vector of two references, recorded as 16-byte locations
-VECTOR = '''\
+VECTOR = """\
 declare <2 x i8 addrspace(1)*> @llvm.experimental.gc.relocate.v2p1i8(token, i32 immarg, i32 immarg)
 
 define <2 x i8 addrspace(1)*> @vec(<2 x i8 addrspace(1)*> %v) gc "statepoint-example" {
@@ -119,7 +119,7 @@ entry:
   %v.rel = call coldcc <2 x i8 addrspace(1)*> @llvm.experimental.gc.relocate.v2p1i8(token %tok, i32 0, i32 0)
   ret <2 x i8 addrspace(1)*> %v.rel
 }
-'''
+"""
 
 
 def _encoder_sample() -> StackMap:
@@ -155,8 +155,14 @@ def samples() -> list[Sample]:
     compiled = emit(compile_module(parse_module(STATEPOINTS)).stackmap)
     out.append(Sample("gctoy: the statepoints", own, compiled, format_stackmap(parse(compiled))))
     encoded = emit(_encoder_sample())
-    out.append(Sample("gctoy: records with live-outs", "gctoy's encoder, gctoy's printer", encoded,
-                      format_stackmap(parse(encoded))))
+    out.append(
+        Sample(
+            "gctoy: records with live-outs",
+            "gctoy's encoder, gctoy's printer",
+            encoded,
+            format_stackmap(parse(encoded)),
+        )
+    )
     return out
 
 
@@ -222,38 +228,48 @@ def _misplaced_record(r: int, sm: StackMap) -> str:
     """Why record ``r`` (r >= 1) is misread when the records before it are right."""
     prev = sm.records[r - 1]
     n, m = len(prev.locations), len(prev.live_outs)
-    return (f"Record {r - 1} came out right, so record {r} was read from the wrong offset. Every record is "
-            "padded twice to an 8-byte boundary: after its locations (4 zero bytes when NumLocations is "
-            "odd) and after its live-outs (4 zero bytes when NumLiveOuts is even, counting the 4-byte "
-            f"padding+NumLiveOuts header). Record {r - 1} has {n} locations and {m} live-outs, so it "
-            f"takes {record_size(n, m)} bytes.")
+    return (
+        f"Record {r - 1} came out right, so record {r} was read from the wrong offset. Every record is "
+        "padded twice to an 8-byte boundary: after its locations (4 zero bytes when NumLocations is "
+        "odd) and after its live-outs (4 zero bytes when NumLiveOuts is even, counting the 4-byte "
+        f"padding+NumLiveOuts header). Record {r - 1} has {n} locations and {m} live-outs, so it "
+        f"takes {record_size(n, m)} bytes."
+    )
 
 
 def _hint(name: str, given: Any, expected: Any, sm: StackMap) -> str:
     """What a first difference at ``name`` usually means."""
     if name.endswith(".NumLiveOuts") or ".liveout#" in name:
-        r = int(name[4:name.index("]")])
+        r = int(name[4 : name.index("]")])
         n = len(sm.records[r].locations)
         pad = "4 zero bytes here, because NumLocations" if n % 2 else "no bytes here, because NumLocations"
-        return ("The live-out part starts after the locations padded to an 8-byte boundary "
-                f"({pad} = {n} is {'odd' if n % 2 else 'even'}: 16 + 12 x {n} = {16 + 12 * n}), then a u16 of "
-                "padding, then the u16 NumLiveOuts.")
+        return (
+            "The live-out part starts after the locations padded to an 8-byte boundary "
+            f"({pad} = {n} is {'odd' if n % 2 else 'even'}: 16 + 12 x {n} = {16 + 12 * n}), then a u16 of "
+            "padding, then the u16 NumLiveOuts."
+        )
     if name.startswith("rec[") and name.endswith(".PatchPointID"):
-        r = int(name[4:name.index("]")])
+        r = int(name[4 : name.index("]")])
         if r > 0:
             return _misplaced_record(r, sm)
-        return ("The first record starts right after the function records (24 bytes each) and the "
-                "constants (8 bytes each), which follow the 16-byte header.")
+        return (
+            "The first record starts right after the function records (24 bytes each) and the "
+            "constants (8 bytes each), which follow the 16-byte header."
+        )
     if name.startswith("constant["):
         return "The constants start right after the function records, each a u64."
     if name.endswith(".Value"):
         if isinstance(given, int) and isinstance(expected, int) and given - expected == 2**32:
-            return ("The field is a signed 32-bit integer (i32): a stack offset such as -8 is stored as "
-                    "0xfffffff8. (llvm-readobj prints a Constant as unsigned, but the field itself is signed.)")
+            return (
+                "The field is a signed 32-bit integer (i32): a stack offset such as -8 is stored as "
+                "0xfffffff8. (llvm-readobj prints a Constant as unsigned, but the field itself is signed.)"
+            )
         return "The last 4 bytes of a location are an i32: an offset, a small constant or a pool index."
     if ".loc#" in name:
-        return ("A location is 12 bytes: u8 kind, u8 reserved, u16 size, u16 DWARF register, u16 reserved, "
-                "i32 offset or constant.")
+        return (
+            "A location is 12 bytes: u8 kind, u8 reserved, u16 size, u16 DWARF register, u16 reserved, "
+            "i32 offset or constant."
+        )
     if name.startswith("fn["):
         return "A function record is three u64 fields: address, stack size, record count."
     if name.endswith((".InstructionOffset", ".Reserved", ".NumLocations")):
@@ -295,11 +311,16 @@ def _explain(parse_stackmap: Callable[[bytes], Any], sample: Sample) -> LabFailu
         given, crash = _run(parse_stackmap, data, f"parsing {where}{cut}")
         if crash is not None:
             start = _offsets(data).get(f"rec[{count - 1}].PatchPointID", -1)
-            why = (_misplaced_record(count - 1, expected) if count > 1 else
-                   "The first record starts right after the 16-byte header, the function records (24 bytes "
-                   "each) and the constants (8 bytes each).")
-            return LabFailure(f"parse_stackmap fails on {where}{cut}.\n  {crash}\n  The crash comes while "
-                              f"reading record {count - 1}, which starts at byte {start:#06x}.\n  {why}")
+            why = (
+                _misplaced_record(count - 1, expected)
+                if count > 1
+                else "The first record starts right after the 16-byte header, the function records (24 bytes "
+                "each) and the constants (8 bytes each)."
+            )
+            return LabFailure(
+                f"parse_stackmap fails on {where}{cut}.\n  {crash}\n  The crash comes while "
+                f"reading record {count - 1}, which starts at byte {start:#06x}.\n  {why}"
+            )
         problem = _looks_like_a_stackmap(given)
         if problem:
             return LabFailure(f"parse_stackmap on {sample.name}: {problem}.")
@@ -310,7 +331,8 @@ def _explain(parse_stackmap: Callable[[bytes], Any], sample: Sample) -> LabFailu
                 f"parse_stackmap misreads {where}{cut}.\n"
                 f"  First difference at byte {offset:#06x}, field {name} ({what}): you read {got!r}, "
                 f"llvm-readobj reads {want!r}.\n"
-                f"  {_hint(name, got, want, expected)}")
+                f"  {_hint(name, got, want, expected)}"
+            )
     given, crash = _run(parse_stackmap, sample.data, f"parsing {where}")
     return crash or LabFailure(f"parse_stackmap misreads {where}.")
 
@@ -319,8 +341,7 @@ def _first_line_difference(ours: str, theirs: str) -> str:
     for n, (a, b) in enumerate(zip(ours.splitlines(), theirs.splitlines()), start=1):
         if a != b:
             return f"line {n}: llvm-readobj prints {b.strip()!r}, your parse prints {a.strip()!r}"
-    return (f"llvm-readobj prints {len(theirs.splitlines())} lines, your parse "
-            f"{len(ours.splitlines())}")
+    return f"llvm-readobj prints {len(theirs.splitlines())} lines, your parse {len(ours.splitlines())}"
 
 
 def _looks_like_a_stackmap(value: Any) -> str | None:
@@ -328,8 +349,10 @@ def _looks_like_a_stackmap(value: Any) -> str | None:
     try:
         list(_fields(value))
     except (AttributeError, TypeError, ValueError) as error:
-        return (f"it returned a {type(value).__name__}, which is not shaped like gctoy.stackmap.StackMap "
-                f"({error}); build the result from StackMap, StkSizeRecord, StackMapRecord, Location and LiveOut")
+        return (
+            f"it returned a {type(value).__name__}, which is not shaped like gctoy.stackmap.StackMap "
+            f"({error}); build the result from StackMap, StkSizeRecord, StackMapRecord, Location and LiveOut"
+        )
     return None
 
 
@@ -350,11 +373,14 @@ def check(parse_stackmap: Callable[[bytes], Any], sections: list[Sample] | None 
         try:
             text = format_stackmap(given)
         except Exception as error:  # a value of the wrong type inside the right shape
-            raise LabFailure(f"gctoy's printer cannot print your parse of {sample.name}: "
-                             f"{type(error).__name__}: {error}") from None
+            raise LabFailure(
+                f"gctoy's printer cannot print your parse of {sample.name}: {type(error).__name__}: {error}"
+            ) from None
         if text != sample.text:
-            raise LabFailure(f"parse_stackmap on {sample.name} ({sample.origin}): the fields match but the text "
-                             f"does not; {_first_line_difference(text, sample.text)}")
+            raise LabFailure(
+                f"parse_stackmap on {sample.name} ({sample.origin}): the fields match but the text "
+                f"does not; {_first_line_difference(text, sample.text)}"
+            )
         origins[sample.origin] = origins.get(sample.origin, 0) + 1
         totals["functions"] += len(expected.functions)
         totals["constants"] += len(expected.constants)
@@ -367,6 +393,8 @@ def check(parse_stackmap: Callable[[bytes], Any], sections: list[Sample] | None 
     lines = [f"{len(sections)} sections, equal to llvm-readobj --stackmap field by field:"]
     lines += [f"  {count} from {origin}" for origin, count in origins.items()]
     lines.append(", ".join(f"{count} {what}" for what, count in totals.items()))
-    lines.append(f"padding read correctly after the locations of {padded_locations} records "
-                 f"and after the live-outs of {padded_live_outs}")
+    lines.append(
+        f"padding read correctly after the locations of {padded_locations} records "
+        f"and after the live-outs of {padded_live_outs}"
+    )
     return LabReport("stackmap_parser", lines)

@@ -28,8 +28,7 @@ from gctoy.ir import parse_module
 from gctoy.labs import LabFailure, LabReport, call_student
 from gctoy.runtime.designs import callee_loop
 from gctoy.runtime.run import Runtime, load_compiled
-from gctoy.runtime.shadowstack import (MAP_HEADER, WORD, ShadowStackRoots, lower_for_shadow_stack,
-                                       shadow_stack_chain)
+from gctoy.runtime.shadowstack import MAP_HEADER, WORD, ShadowStackRoots, lower_for_shadow_stack, shadow_stack_chain
 from gctoy.runtime.shadowstack import visit_gc_roots as gctoy_visit_gc_roots
 
 __all__ = ["PROGRAMS", "StudentShadowStackRoots", "check"]
@@ -177,8 +176,10 @@ def _read_i32(machine) -> Callable[[int], int]:
 
 
 def _describe_chain(machine, head: int, names: dict[int, str]) -> list[str]:
-    return [f"{e.function}: StackEntry {e.address:#x}, NumRoots {e.num_roots}, NumMeta {e.num_meta}"
-            for e in shadow_stack_chain(machine, head, names)]
+    return [
+        f"{e.function}: StackEntry {e.address:#x}, NumRoots {e.num_roots}, NumMeta {e.num_meta}"
+        for e in shadow_stack_chain(machine, head, names)
+    ]
 
 
 def _diagnose(machine, head: int, names: dict[int, str], got: list[Pair], want: list[Pair]) -> str:
@@ -191,37 +192,54 @@ def _diagnose(machine, head: int, names: dict[int, str], got: list[Pair], want: 
     only_top = [(s, first.root_meta(i)) for i, s in enumerate(first.roots)] if first else []
     shifted = [(s + WORD * e.num_meta, e.root_meta(i)) for e in chain for i, s in enumerate(e.roots)]
     upto_meta = [(s, e.root_meta(i)) for e in chain for i, s in enumerate(e.roots) if i < e.num_meta]
-    all_meta = [(s, machine.read_u64(e.frame_map + MAP_HEADER + WORD * i)) for e in chain
-                for i, s in enumerate(e.roots)]
+    all_meta = [
+        (s, machine.read_u64(e.frame_map + MAP_HEADER + WORD * i)) for e in chain for i, s in enumerate(e.roots)
+    ]
     if len(chain) > 1 and got == only_top:
-        lines.append("You visited only the innermost StackEntry. Every active function with roots has its own "
-                     "entry: after its roots, follow R->Next (the word at R + 0) and stop only at null.")
+        lines.append(
+            "You visited only the innermost StackEntry. Every active function with roots has its own "
+            "entry: after its roots, follow R->Next (the word at R + 0) and stop only at null."
+        )
     elif got == upto_meta and upto_meta != want:
-        lines.append("You stopped at NumMeta. NumMeta counts the roots that come with metadata; the roots "
-                     "[NumMeta, NumRoots) are roots too (with null metadata), so the loop runs to NumRoots.")
+        lines.append(
+            "You stopped at NumMeta. NumMeta counts the roots that come with metadata; the roots "
+            "[NumMeta, NumRoots) are roots too (with null metadata), so the loop runs to NumRoots."
+        )
     elif got == shifted and shifted != want:
-        lines.append("Your root addresses are NumMeta words too far: the Meta[] array is in the FrameMap "
-                     "(constant data), not in the StackEntry. Roots[i] is at R + 16 + 8*i, right after Next "
-                     "and Map.")
+        lines.append(
+            "Your root addresses are NumMeta words too far: the Meta[] array is in the FrameMap "
+            "(constant data), not in the StackEntry. Roots[i] is at R + 16 + 8*i, right after Next "
+            "and Map."
+        )
     elif [s for s, _ in got] == [s for s, _ in want]:
         if got == all_meta:
-            lines.append("Right slots, wrong metadata: only the first NumMeta roots have a Meta[] entry; the "
-                         "words after Meta[NumMeta-1] belong to something else, so roots from NumMeta on get 0.")
+            lines.append(
+                "Right slots, wrong metadata: only the first NumMeta roots have a Meta[] entry; the "
+                "words after Meta[NumMeta-1] belong to something else, so roots from NumMeta on get 0."
+            )
         else:
-            lines.append("Right slots, wrong metadata: meta for root i < NumMeta is the pointer stored at "
-                         "Map + 8 + 8*i (Map is the word at R + 8), and 0 for the others.")
+            lines.append(
+                "Right slots, wrong metadata: meta for root i < NumMeta is the pointer stored at "
+                "Map + 8 + 8*i (Map is the word at R + 8), and 0 for the others."
+            )
     else:
         missing = [f"{s:#x}" for s, _ in want if s not in {g for g, _ in got}]
         extra = [f"{s:#x}" for s, _ in got if s not in {w for w, _ in want}]
         if missing:
-            lines.append(f"Root slots you did not visit: {', '.join(missing[:8])}: the collector would not "
-                         "update them, and their objects would be lost or left in from-space.")
+            lines.append(
+                f"Root slots you did not visit: {', '.join(missing[:8])}: the collector would not "
+                "update them, and their objects would be lost or left in from-space."
+            )
         if extra:
-            lines.append(f"Addresses you visited that are no root slot: {', '.join(extra[:8])}: the collector "
-                         "would treat whatever they hold as a pointer and overwrite it.")
+            lines.append(
+                f"Addresses you visited that are no root slot: {', '.join(extra[:8])}: the collector "
+                "would treat whatever they hold as a pointer and overwrite it."
+            )
         if not missing and not extra:
-            lines.append("The same slots in another order: visit each entry's roots in index order (metadata "
-                         "roots first, as the FrameMap lists them), innermost entry first.")
+            lines.append(
+                "The same slots in another order: visit each entry's roots in index order (metadata "
+                "roots first, as the FrameMap lists them), innermost entry first."
+            )
     return "\n".join(lines)
 
 
@@ -240,12 +258,20 @@ class StudentShadowStackRoots(ShadowStackRoots):
         def visitor(root, meta=None):
             got.append((root, meta))
 
-        call_student(self.walk, "walking the shadow stack at a collection", machine.read_u64,
-                     _read_i32(machine), self.head, visitor)
+        call_student(
+            self.walk,
+            "walking the shadow stack at a collection",
+            machine.read_u64,
+            _read_i32(machine),
+            self.head,
+            visitor,
+        )
         for root, meta in got:
             if not isinstance(root, int) or not isinstance(meta, int):
-                raise LabFailure(f"visitor got ({root!r}, {meta!r}): both the root (a slot address) and meta "
-                                 "(a pointer, 0 for none) are integers read from guest memory.")
+                raise LabFailure(
+                    f"visitor got ({root!r}, {meta!r}): both the root (a slot address) and meta "
+                    "(a pointer, 0 for none) are integers read from guest memory."
+                )
         return got
 
     def find(self, machine):
@@ -265,8 +291,11 @@ def check(visit_gc_roots) -> LabReport:
     """Run every program of :data:`PROGRAMS` with ``visit_gc_roots`` as the collector's root walk."""
     collections = visited = copied = 0
     for name, (text, convert) in PROGRAMS.items():
-        expected = Runtime(load_compiled(lower_for_shadow_stack(parse_module(text), convert_statepoints=convert)),
-                           gc="none").run().result
+        expected = (
+            Runtime(load_compiled(lower_for_shadow_stack(parse_module(text), convert_statepoints=convert)), gc="none")
+            .run()
+            .result
+        )
         loaded = load_compiled(lower_for_shadow_stack(parse_module(text), convert_statepoints=convert))
         finder = ShadowStackRoots.for_symbols(loaded.image.symbols)
         roots = StudentShadowStackRoots(visit_gc_roots, finder.head, finder.names)
@@ -276,19 +305,26 @@ def check(visit_gc_roots) -> LabReport:
         except LabFailure as failure:
             raise LabFailure(f"program {name}:\n{failure}") from None
         except Exception as error:  # the heap verifier, a fault in guest memory
-            raise LabFailure(f"program {name}: {type(error).__name__}: {error}\n  The collector moved objects "
-                             "using the roots your walk reported; a root it was not told about still points "
-                             "into from-space.") from None
+            raise LabFailure(
+                f"program {name}: {type(error).__name__}: {error}\n  The collector moved objects "
+                "using the roots your walk reported; a root it was not told about still points "
+                "into from-space."
+            ) from None
         if result.result != expected:
-            raise LabFailure(f"program {name} returned {result.result}, not {expected} as it does without a "
-                             "collector: some root was not updated when its object moved.")
+            raise LabFailure(
+                f"program {name} returned {result.result}, not {expected} as it does without a "
+                "collector: some root was not updated when its object moved."
+            )
         if roots.collections == 0:
             raise LabFailure(f"program {name}: no collection used your walk")
         collections += roots.collections
         visited += roots.visited
         copied += runtime.stats.gc.objects_copied
-    return LabReport("visit_gc_roots", [
-        f"{len(PROGRAMS)} programs under GC stress with the heap verifier: {collections} collections",
-        f"{visited} (root, meta) pairs visited, the same as gctoy's walk at every collection",
-        f"{copied} objects copied, every program's result the same as without a collector",
-    ])
+    return LabReport(
+        "visit_gc_roots",
+        [
+            f"{len(PROGRAMS)} programs under GC stress with the heap verifier: {collections} collections",
+            f"{visited} (root, meta) pairs visited, the same as gctoy's walk at every collection",
+            f"{copied} objects copied, every program's result the same as without a collector",
+        ],
+    )

@@ -51,14 +51,16 @@ def card_of(address: int) -> int:
 
 def lower_to_barrier_calls(text: str) -> str:
     """Each ``@llvm.gcwrite`` becomes the store and a call of ``@gc_write_barrier(obj, field, value)``."""
+
     def replace(match: re.Match) -> str:
         indent, value, obj, field = match.groups()
-        return (f"{indent}store i8* {value}, i8** {field}\n"
-                f"{indent}call void @{BARRIER}(i8* {obj}, i8** {field}, i8* {value})")
+        return (
+            f"{indent}store i8* {value}, i8** {field}\n"
+            f"{indent}call void @{BARRIER}(i8* {obj}, i8** {field}, i8* {value})"
+        )
 
     lowered = _GCWRITE.sub(replace, text)
-    return lowered.replace("declare void @llvm.gcwrite(i8*, i8*, i8**)",
-                           f"declare void @{BARRIER}(i8*, i8**, i8*)")
+    return lowered.replace("declare void @llvm.gcwrite(i8*, i8*, i8**)", f"declare void @{BARRIER}(i8*, i8**, i8*)")
 
 
 HEAD = """declare i8* @gc_alloc(i64, i64)
@@ -67,7 +69,9 @@ declare void @llvm.gcwrite(i8*, i8*, i8**)
 """
 
 #: chapter 12's four stores, with the generations made explicit (old1, old2 old; young, young2 young)
-CARDS = HEAD + """@globals = global [1 x i8*] zeroinitializer
+CARDS = (
+    HEAD
+    + """@globals = global [1 x i8*] zeroinitializer
 
 define i64 @main() gc "gctoy-cardmark" {
 entry:
@@ -94,6 +98,7 @@ entry:
   ret i64 0
 }
 """
+)
 
 
 def _list_program(old: int, young: int) -> str:
@@ -103,30 +108,54 @@ def _list_program(old: int, young: int) -> str:
     for i in range(old):
         lines += [f"  %c{i} = call i8* @gc_alloc(i64 2, i64 2)", f"  %gap{i} = call i8* @gc_alloc(i64 70, i64 0)"]
     for i in range(1, old):  # old -> old links made before the young generation starts
-        lines += [f"  %n{i} = getelementptr i8, i8* %c{i}, i64 8", f"  %n{i}.p = bitcast i8* %n{i} to i8**",
-                  f"  call void @llvm.gcwrite(i8* %c{i - 1}, i8* %c{i}, i8** %n{i}.p)"]
-    lines += ["  call void @young_begins()", "  br label %loop", "loop:",
-              "  %i = phi i64 [ 0, %entry ], [ %i1, %next ]",
-              "  %prev = phi i8* [ null, %entry ], [ %y, %next ]",
-              "  %y = call i8* @gc_alloc(i64 2, i64 2)",
-              "  %yn = getelementptr i8, i8* %y, i64 8", "  %yn.p = bitcast i8* %yn to i8**",
-              "  call void @llvm.gcwrite(i8* %prev, i8* %y, i8** %yn.p)",
-              f"  %which = urem i64 %i, {old}", "  br label %pick0"]
+        lines += [
+            f"  %n{i} = getelementptr i8, i8* %c{i}, i64 8",
+            f"  %n{i}.p = bitcast i8* %n{i} to i8**",
+            f"  call void @llvm.gcwrite(i8* %c{i - 1}, i8* %c{i}, i8** %n{i}.p)",
+        ]
+    lines += [
+        "  call void @young_begins()",
+        "  br label %loop",
+        "loop:",
+        "  %i = phi i64 [ 0, %entry ], [ %i1, %next ]",
+        "  %prev = phi i8* [ null, %entry ], [ %y, %next ]",
+        "  %y = call i8* @gc_alloc(i64 2, i64 2)",
+        "  %yn = getelementptr i8, i8* %y, i64 8",
+        "  %yn.p = bitcast i8* %yn to i8**",
+        "  call void @llvm.gcwrite(i8* %prev, i8* %y, i8** %yn.p)",
+        f"  %which = urem i64 %i, {old}",
+        "  br label %pick0",
+    ]
     for i in range(old):
         nxt = f"%pick{i + 1}" if i + 1 < old else "%next"
-        lines += [f"pick{i}:", f"  %is{i} = icmp eq i64 %which, {i}",
-                  f"  br i1 %is{i}, label %store{i}, label {nxt}",
-                  f"store{i}:", f"  %s{i} = getelementptr i8, i8* %c{i}, i64 8",
-                  f"  %s{i}.p = bitcast i8* %s{i} to i8**",
-                  f"  call void @llvm.gcwrite(i8* %y, i8* %c{i}, i8** %s{i}.p)", "  br label %next"]
-    lines += ["next:", "  %i1 = add i64 %i, 1", f"  %more = icmp ult i64 %i1, {young}",
-              "  br i1 %more, label %loop, label %done", "done:", "  ret i64 0", "}", ""]
+        lines += [
+            f"pick{i}:",
+            f"  %is{i} = icmp eq i64 %which, {i}",
+            f"  br i1 %is{i}, label %store{i}, label {nxt}",
+            f"store{i}:",
+            f"  %s{i} = getelementptr i8, i8* %c{i}, i64 8",
+            f"  %s{i}.p = bitcast i8* %s{i} to i8**",
+            f"  call void @llvm.gcwrite(i8* %y, i8* %c{i}, i8** %s{i}.p)",
+            "  br label %next",
+        ]
+    lines += [
+        "next:",
+        "  %i1 = add i64 %i, 1",
+        f"  %more = icmp ult i64 %i1, {young}",
+        "  br i1 %more, label %loop, label %done",
+        "done:",
+        "  ret i64 0",
+        "}",
+        "",
+    ]
     return "\n".join(lines)
 
 
 #: an old array of 64 pointer fields (and 56 more words) spans two cards; young objects are stored
 #: into fields 62 and 63, which lie in its second card
-BIG = HEAD + """define i64 @main() gc "gctoy-cardmark" {
+BIG = (
+    HEAD
+    + """define i64 @main() gc "gctoy-cardmark" {
 entry:
   %arr = call i8* @gc_alloc(i64 120, i64 -1)
   %small = call i8* @gc_alloc(i64 1, i64 1)
@@ -145,6 +174,7 @@ entry:
   ret i64 0
 }
 """
+)
 
 PROGRAMS: dict[str, str] = {
     "chapter 12's four stores": CARDS,
@@ -170,11 +200,15 @@ class CardTable:
 
     def _index(self, index) -> int:
         if not isinstance(index, int):
-            raise LabFailure(f"card index {index!r} is a {type(index).__name__}; card indexes are integers "
-                             "(use >> CARD_SHIFT, not / 512)")
+            raise LabFailure(
+                f"card index {index!r} is a {type(index).__name__}; card indexes are integers "
+                "(use >> CARD_SHIFT, not / 512)"
+            )
         if not 0 <= index <= CARD_COUNT:
-            raise LabFailure(f"card index {index} is outside the table (0 .. {CARD_COUNT}): an object outside "
-                             f"the heap, such as a global, marks the spare card CARD_COUNT = {CARD_COUNT}")
+            raise LabFailure(
+                f"card index {index} is outside the table (0 .. {CARD_COUNT}): an object outside "
+                f"the heap, such as a global, marks the spare card CARD_COUNT = {CARD_COUNT}"
+            )
         return index
 
     def dirty(self) -> set[int]:
@@ -233,8 +267,14 @@ class _StudentRun(_Run):
 
     def on_store(self, obj: int, field: int, value: int) -> None:
         self.calls += 1
-        call_student(self.barrier, f"running the barrier for the store *{field:#x} = {value:#x} into object {obj:#x}",
-                     self.cards, obj, field, value)
+        call_student(
+            self.barrier,
+            f"running the barrier for the store *{field:#x} = {value:#x} into object {obj:#x}",
+            self.cards,
+            obj,
+            field,
+            value,
+        )
 
     def clear_cards(self) -> None:
         self.cards = CardTable()
@@ -262,25 +302,32 @@ def check(write_barrier) -> LabReport:
         dirty = student.cards.dirty()
         bad = {b for b in student.cards.bytes if b not in (0, CARD_DIRTY)}
         if bad:
-            raise LabFailure(f"program {name}: the card table holds {sorted(bad)}; mark a card with "
-                             f"CARD_DIRTY ({CARD_DIRTY}).")
+            raise LabFailure(
+                f"program {name}: the card table holds {sorted(bad)}; mark a card with CARD_DIRTY ({CARD_DIRTY})."
+            )
         needed = old_to_young(student.heap, boundary)
         missed = [(o, f, v) for o, f, v in needed if card_of(o) not in dirty]
         if missed:
             obj, field, value = missed[0]
-            lines = [f"program {name}: the old object at {obj:#x} (card {card_of(obj)}) holds a reference to the "
-                     f"young object {value:#x} in its field at {field:#x}, but card {card_of(obj)} is clean.",
-                     f"{len(missed)} of the {len(needed)} old -> young references in the heap are on clean cards: "
-                     "a young collection scans only dirty cards, so it would not see them, would not update "
-                     "them when it moves the young objects, and the old objects would point at garbage."]
+            lines = [
+                f"program {name}: the old object at {obj:#x} (card {card_of(obj)}) holds a reference to the "
+                f"young object {value:#x} in its field at {field:#x}, but card {card_of(obj)} is clean.",
+                f"{len(missed)} of the {len(needed)} old -> young references in the heap are on clean cards: "
+                "a young collection scans only dirty cards, so it would not see them, would not update "
+                "them when it moves the young objects, and the old objects would point at garbage.",
+            ]
             if card_of(value) in dirty:
-                lines.append(f"Card {card_of(value)}, the card of the stored value, is dirty: the barrier must "
-                             "record where the new reference now lives (the object written into), not what it "
-                             "points to.")
+                lines.append(
+                    f"Card {card_of(value)}, the card of the stored value, is dirty: the barrier must "
+                    "record where the new reference now lives (the object written into), not what it "
+                    "points to."
+                )
             elif card_of(field) in dirty and card_of(field) != card_of(obj):
-                lines.append(f"Card {card_of(field)}, the card of the field, is dirty: gctoy's scan of a dirty card "
-                             "starts at the objects that begin in it, so the barrier marks the card of the object "
-                             "(its first field, `obj`), however far into it the field lies.")
+                lines.append(
+                    f"Card {card_of(field)}, the card of the field, is dirty: gctoy's scan of a dirty card "
+                    "starts at the objects that begin in it, so the barrier marks the card of the object "
+                    "(its first field, `obj`), however far into it the field lies."
+                )
             else:
                 lines.append("Mark cards[(obj - HEAP_BASE) >> CARD_SHIFT] at every store.")
             raise LabFailure("\n".join(lines))
@@ -289,22 +336,31 @@ def check(write_barrier) -> LabReport:
         want = reference.dirty()
         if dirty != want:
             extra, lacking = sorted(dirty - want), sorted(want - dirty)
-            lines = [f"program {name}: every old -> young reference is on a dirty card, but the table is not "
-                     "the one gctoy-cardmark's barrier leaves."]
+            lines = [
+                f"program {name}: every old -> young reference is on a dirty card, but the table is not "
+                "the one gctoy-cardmark's barrier leaves."
+            ]
             if extra:
-                lines.append(f"Dirty cards no store wrote an object in: {extra[:8]}. Each costs a young collection "
-                             "a scan for nothing; mark only the card of the object written into.")
+                lines.append(
+                    f"Dirty cards no store wrote an object in: {extra[:8]}. Each costs a young collection "
+                    "a scan for nothing; mark only the card of the object written into."
+                )
             if lacking:
-                lines.append(f"Cards of objects written into that you left clean: {lacking[:8]}. The contract is "
-                             "unconditional: every gcwrite marks its object's card (a store into a global marks "
-                             f"the spare card {CARD_COUNT}), whatever generation the value is in; the collector, "
-                             "not the barrier, decides what a dirty card means.")
+                lines.append(
+                    f"Cards of objects written into that you left clean: {lacking[:8]}. The contract is "
+                    "unconditional: every gcwrite marks its object's card (a store into a global marks "
+                    f"the spare card {CARD_COUNT}), whatever generation the value is in; the collector, "
+                    "not the barrier, decides what a dirty card means."
+                )
             raise LabFailure("\n".join(lines))
         stores += student.calls
         references += len(needed)
         cards += len(dirty)
-    return LabReport("write_barrier", [
-        f"{len(PROGRAMS)} programs, {stores} reference stores through your barrier",
-        f"{references} old -> young references found by scanning the whole heap, each on a dirty card",
-        f"{cards} dirty cards in all, the same cards as gctoy-cardmark's own barrier",
-    ])
+    return LabReport(
+        "write_barrier",
+        [
+            f"{len(PROGRAMS)} programs, {stores} reference stores through your barrier",
+            f"{references} old -> young references found by scanning the whole heap, each on a dirty card",
+            f"{cards} dirty cards in all, the same cards as gctoy-cardmark's own barrier",
+        ],
+    )

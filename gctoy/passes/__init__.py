@@ -5,6 +5,7 @@ A pass registered with ``options=True`` also accepts ``name<opt1;opt2=value>``
 (the syntax of LLVM's new pass manager); the text between the brackets is
 handed to the pass function as its second argument.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -107,5 +108,13 @@ from . import shadow_stack_lowering as _shadow_stack_lowering  # noqa: F401,E402
 from . import gcroots_from_statepoints as _gcroots_from_statepoints  # noqa: F401,E402  (registers "statepoints-to-gcroots")
 from . import lower_barriers as _lower_barriers  # noqa: F401,E402  (registers "lower-gc-barriers")
 
-__all__ = ["REGISTRY", "TAKES_OPTIONS", "UnknownPassError", "VerifyError", "parse_pipeline", "register",
-           "run", "split_pass"]
+__all__ = [
+    "REGISTRY",
+    "TAKES_OPTIONS",
+    "UnknownPassError",
+    "VerifyError",
+    "parse_pipeline",
+    "register",
+    "run",
+    "split_pass",
+]

@@ -23,6 +23,7 @@ a new *base phi* (or select) beside it that merges the bases of its inputs::
     %p.base = phi i8 addrspace(1)* [ %a, %l ], [ %b, %r ], !is_base_value !0
     %p      = phi i8 addrspace(1)* [ %a1, %l ], [ %b1, %r ]
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -30,8 +31,16 @@ from typing import Callable
 from ..ir import instructions as I
 from ..ir.types import PointerType, VectorType
 from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Value, ZeroInitializer
-from .base_vectors import (VECTOR_BDV_NODES, base_ee_for, base_name_for, bdv_inputs, fill_vector_base,
-                           forced_conflict, vector_base_placeholder, vector_bdv)
+from .base_vectors import (
+    VECTOR_BDV_NODES,
+    base_ee_for,
+    base_name_for,
+    bdv_inputs,
+    fill_vector_base,
+    forced_conflict,
+    vector_base_placeholder,
+    vector_bdv,
+)
 from .naming import NameUniquer
 
 IS_BASE_VALUE = "is_base_value"
@@ -44,8 +53,7 @@ def strip_pointer_casts(v: Value) -> Value:
     while True:
         if isinstance(v, I.Cast) and v.opcode in ("bitcast", "addrspacecast") and isinstance(v.type, PointerType):
             v = v.value
-        elif isinstance(v, I.GetElementPtr) and all(isinstance(i, ConstantInt) and i.value == 0
-                                                    for i in v.indices):
+        elif isinstance(v, I.GetElementPtr) and all(isinstance(i, ConstantInt) and i.value == 0 for i in v.indices):
             v = v.pointer
         else:
             return v
@@ -97,8 +105,13 @@ class BaseFinder:
 
     _UNKNOWN, _BASE, _CONFLICT = 0, 1, 2
 
-    def __init__(self, names: NameUniquer, metadata_ref: "Callable[[], str]", prune_self_inputs: bool | None = None,
-                 llvm: int = 14):
+    def __init__(
+        self,
+        names: NameUniquer,
+        metadata_ref: "Callable[[], str]",
+        prune_self_inputs: bool | None = None,
+        llvm: int = 14,
+    ):
         self.names = names
         #: the LLVM release whose rules to follow where 14 and later releases differ
         self.llvm = llvm
@@ -181,8 +194,11 @@ class BaseFinder:
             if forced_conflict(node, value, self.llvm):
                 state[id(node)] = (self._CONFLICT, None)
             elif isinstance(value.type, VectorType) and not isinstance(node.type, VectorType):
-                state[id(node)] = ((self._BASE, base_ee_for(node, value, self.names, self.metadata_ref()))
-                                   if isinstance(node, I.ExtractElement) else (self._CONFLICT, None))
+                state[id(node)] = (
+                    (self._BASE, base_ee_for(node, value, self.names, self.metadata_ref()))
+                    if isinstance(node, I.ExtractElement)
+                    else (self._CONFLICT, None)
+                )
         # 4. a base instruction beside each node in conflict; the others take their base
         for node in order:
             kind, value = state[id(node)]
@@ -244,8 +260,9 @@ class BaseFinder:
                 base.add_incoming(chosen[id(block)], block)
         elif isinstance(node, VECTOR_BDV_NODES):
             assert isinstance(base, I.SimpleInstruction)
-            fill_vector_base(node, base, lambda inp, at: self._cast_to(self._base_for_input(inp), inp.type, at),
-                             self.llvm)
+            fill_vector_base(
+                node, base, lambda inp, at: self._cast_to(self._base_for_input(inp), inp.type, at), self.llvm
+            )
         else:
             assert isinstance(node, I.Select) and isinstance(base, I.Select)
             t = self._cast_to(self._base_for_input(node.true_value), node.type, base)

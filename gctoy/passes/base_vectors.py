@@ -26,6 +26,7 @@ a scalar node with a vector base into a conflict; LLVM 19 makes every
 insert/extract/shuffle node a conflict, and any node whose base is not of its
 own shape (vector or scalar) too.
 """
+
 from __future__ import annotations
 
 from typing import Callable, TypeGuard
@@ -54,8 +55,9 @@ def same_shape(a: Value, b: Value) -> bool:
     return isinstance(a.type, VectorType) == isinstance(b.type, VectorType)
 
 
-def vector_bdv(v: Value, scalar_bdv: Callable[[Value], tuple[Value, bool]],
-               through_freeze: bool = False) -> tuple[Value, bool]:
+def vector_bdv(
+    v: Value, scalar_bdv: Callable[[Value], tuple[Value, bool]], through_freeze: bool = False
+) -> tuple[Value, bool]:
     """``(bdv, known)`` of a vector of pointers (``scalar_bdv`` handles a GEP's scalar base).
 
     A ``freeze`` is a base vector of its own in LLVM 14; from LLVM 15 on (``through_freeze``) it is
@@ -134,8 +136,9 @@ def base_name_for(node: Value) -> str:
     return "base_sv"
 
 
-def fill_vector_base(node: Value, base: I.SimpleInstruction, base_of: Callable[[Value, I.Instruction], Value],
-                     llvm: int) -> None:
+def fill_vector_base(
+    node: Value, base: I.SimpleInstruction, base_of: Callable[[Value, I.Instruction], Value], llvm: int
+) -> None:
     """Point the base instruction's operands at the bases of the node's inputs."""
     if isinstance(node, I.ExtractElement):
         base.ops[0] = base_of(node.vector, base)
@@ -154,21 +157,23 @@ def fill_vector_base(node: Value, base: I.SimpleInstruction, base_of: Callable[[
 def splat_scalar_gep_bases(fn, names: NameUniquer, llvm: int) -> None:
     """A GEP with a scalar base and vector indices gets its base broadcast first (LLVM's pre-pass)::
 
-        %.splatinsert = insertelement <N x T> poison, T %p, i32 0        (LLVM 19: i64 0)
-        %.splat = shufflevector <N x T> %.splatinsert, <N x T> poison, <N x i32> zeroinitializer
+    %.splatinsert = insertelement <N x T> poison, T %p, i32 0        (LLVM 19: i64 0)
+    %.splat = shufflevector <N x T> %.splatinsert, <N x T> poison, <N x i32> zeroinitializer
     """
     for block in fn.blocks:
         for inst in list(block.instructions):
-            if not isinstance(inst, I.GetElementPtr) or isinstance(inst.pointer.type, VectorType) \
-                    or not isinstance(inst.type, VectorType):
+            if (
+                not isinstance(inst, I.GetElementPtr)
+                or isinstance(inst.pointer.type, VectorType)
+                or not isinstance(inst.type, VectorType)
+            ):
                 continue
             n = inst.type.count
             p = inst.pointer
             vty = VectorType(n, p.type)
             lane0 = ConstantInt(I64 if llvm >= 15 else I32, 0)
             ins = I.InsertElement(Poison(vty), p, lane0, name=names.unique(".splatinsert"))
-            splat = I.ShuffleVector(ins, Poison(vty), ZeroInitializer(VectorType(n, I32)),
-                                    name=names.unique(".splat"))
+            splat = I.ShuffleVector(ins, Poison(vty), ZeroInitializer(VectorType(n, I32)), name=names.unique(".splat"))
             block.insert_before(inst, ins)
             block.insert_before(inst, splat)
             inst.ops[0] = splat

@@ -32,6 +32,7 @@ reached through casts, bounds known only by value-range reasoning
 (``zext i32 %n to i64``), ``and``/``or``-combined exit conditions, switches,
 brute-force evaluation of small constant loops, ``mustprogress`` reasoning.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -40,10 +41,30 @@ from ..ir.analysis.loops import Loop
 from ..ir.types import IntType
 from ..ir.values import Argument, Constant, ConstantInt, Value
 
-_INVERSE = {"eq": "ne", "ne": "eq", "slt": "sge", "sge": "slt", "sgt": "sle", "sle": "sgt",
-            "ult": "uge", "uge": "ult", "ugt": "ule", "ule": "ugt"}
-_SWAPPED = {"eq": "eq", "ne": "ne", "slt": "sgt", "sgt": "slt", "sle": "sge", "sge": "sle",
-            "ult": "ugt", "ugt": "ult", "ule": "uge", "uge": "ule"}
+_INVERSE = {
+    "eq": "ne",
+    "ne": "eq",
+    "slt": "sge",
+    "sge": "slt",
+    "sgt": "sle",
+    "sle": "sgt",
+    "ult": "uge",
+    "uge": "ult",
+    "ugt": "ule",
+    "ule": "ugt",
+}
+_SWAPPED = {
+    "eq": "eq",
+    "ne": "ne",
+    "slt": "sgt",
+    "sgt": "slt",
+    "sle": "sge",
+    "sge": "sle",
+    "ult": "ugt",
+    "ugt": "ult",
+    "ule": "uge",
+    "uge": "ule",
+}
 
 
 def _is_invariant(value: Value, loop: Loop) -> bool:
@@ -73,8 +94,11 @@ def _induction(value: Value, loop: Loop, latch) -> tuple[Value, int, bool] | Non
 
 def _increment_base(value: Value) -> Value | None:
     if isinstance(value, I.BinaryOp) and value.opcode in ("add", "sub"):
-        return value.ops[0] if isinstance(value.ops[0], I.Phi) else (
-            value.ops[1] if value.opcode == "add" and isinstance(value.ops[1], I.Phi) else None)
+        return (
+            value.ops[0]
+            if isinstance(value.ops[0], I.Phi)
+            else (value.ops[1] if value.opcode == "add" and isinstance(value.ops[1], I.Phi) else None)
+        )
     return None
 
 
@@ -120,8 +144,13 @@ def value_range(v: Value) -> tuple[int, int] | None:
             if rng is not None:
                 return min(consts[0].value, rng[0]), max(consts[0].value, rng[1])
         return None
-    if not (isinstance(v, I.BinaryOp) and v.opcode == "add" and isinstance(v.ops[1], ConstantInt)
-            and v.ops[1].value == 1 and isinstance(v.ops[0], I.Phi)):
+    if not (
+        isinstance(v, I.BinaryOp)
+        and v.opcode == "add"
+        and isinstance(v.ops[1], ConstantInt)
+        and v.ops[1].value == 1
+        and isinstance(v.ops[0], I.Phi)
+    ):
         return None
     phi = v.ops[0]
     header = phi.parent
@@ -134,8 +163,14 @@ def value_range(v: Value) -> tuple[int, int] | None:
         if not (isinstance(t, I.Br) and t.is_conditional and isinstance(t.condition, I.ICmp)):
             continue
         cmp = t.condition
-        if cmp.ops[0] is v and isinstance(cmp.ops[1], ConstantInt) and cmp.predicate in ("slt", "ult") \
-                and t.ops[1] is header and t.ops[2] is not header and blk is v.parent:
+        if (
+            cmp.ops[0] is v
+            and isinstance(cmp.ops[1], ConstantInt)
+            and cmp.predicate in ("slt", "ult")
+            and t.ops[1] is header
+            and t.ops[2] is not header
+            and blk is v.parent
+        ):
             s0 = starts[0].value + 1
             return s0, max(s0, cmp.ops[1].value)
     return None

@@ -47,6 +47,7 @@ What a frame looks like after the lowering (``K = 2``)::
     | Map  -> @__gc_F  |  entry + 8    @__gc_F = { NumRoots = 2, NumMeta = 0 }
     | Next -> caller's |  entry + 0    <- @llvm_gc_root_chain while F runs
 """
+
 from __future__ import annotations
 
 import re
@@ -145,14 +146,18 @@ class _FunctionRewrite:
     def __init__(self, module: Module, fn: Function) -> None:
         self.module, self.fn = module, fn
         self.names = _Names(fn)
-        self.statepoints = [Statepoint.of(i) for i in fn.instructions()
-                            if isinstance(i, I.CallBase) and Statepoint.is_statepoint(i)]
+        self.statepoints = [
+            Statepoint.of(i) for i in fn.instructions() if isinstance(i, I.CallBase) and Statepoint.is_statepoint(i)
+        ]
         unwinds = statepoint_unwind_map(fn)
         self.relocates: dict[int, list[I.Call]] = {id(sp.call): [] for sp in self.statepoints}
         self.results: dict[int, list[I.Call]] = {id(sp.call): [] for sp in self.statepoints}
         for inst in fn.instructions():
-            if isinstance(inst, I.Call) and inst.args and (is_relocate_name(inst.callee_name)
-                                                           or is_result_name(inst.callee_name)):
+            if (
+                isinstance(inst, I.Call)
+                and inst.args
+                and (is_relocate_name(inst.callee_name) or is_result_name(inst.callee_name))
+            ):
                 owner = token_statepoint(inst.args[0], unwinds)
                 if owner is None or id(owner) not in self.relocates:
                     raise GCRootConversionError(f"@{fn.name}: a gc.relocate/gc.result whose token is not a statepoint")
@@ -296,14 +301,18 @@ class _FunctionRewrite:
             else:
                 key = (id(base), id(reloc.parent))
                 if key not in reloads:
-                    load = I.Load(self.root, slot_of[id(base)], align=8,
-                                  name=names.fresh(_hint(base, ".reload")))
+                    load = I.Load(self.root, slot_of[id(base)], align=8, name=names.fresh(_hint(base, ".reload")))
                     reloc.parent.insert_before(reloc, load)
                     reloads[key] = load
                 value = reloads[key]
                 if derived is not base:
-                    raw = _cast(value, PointerType(None if self.root.is_opaque else I8,
-                                                   self.root.addrspace), names, reloc, _hint(base, ".bytes"))
+                    raw = _cast(
+                        value,
+                        PointerType(None if self.root.is_opaque else I8, self.root.addrspace),
+                        names,
+                        reloc,
+                        _hint(base, ".bytes"),
+                    )
                     offset = offsets[(id(base), id(derived))]
                     value = I.GetElementPtr(I8, raw, [offset], name=names.fresh(_hint(derived, ".rederived")))
                     reloc.parent.insert_before(reloc, value)
@@ -319,8 +328,11 @@ def _drop_unused_declarations(module: Module) -> None:
     used = {id(i.callee) for f in module.functions for i in f.instructions() if isinstance(i, I.CallBase)}
     for fn in list(module.functions):
         name = fn.name
-        if fn.is_declaration and id(fn) not in used and (
-                is_statepoint_name(name) or is_relocate_name(name) or is_result_name(name)):
+        if (
+            fn.is_declaration
+            and id(fn) not in used
+            and (is_statepoint_name(name) or is_relocate_name(name) or is_result_name(name))
+        ):
             module.remove_function(fn)
 
 

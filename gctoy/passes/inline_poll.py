@@ -29,6 +29,7 @@ Not modelled (the inliner does these; ordinary poll bodies never need them):
 constant folding while cloning, ``nounwind`` propagation from a ``nounwind``
 poll function, debug locations and metadata remapping.
 """
+
 from __future__ import annotations
 
 import copy
@@ -82,8 +83,9 @@ def _clone_instruction(inst: I.Instruction) -> I.Instruction:
     new = copy.copy(inst)
     for key, val in list(vars(new).items()):
         if isinstance(val, list):
-            setattr(new, key, [I.OperandBundle(v.tag, list(v.inputs)) if isinstance(v, I.OperandBundle) else v
-                               for v in val])
+            setattr(
+                new, key, [I.OperandBundle(v.tag, list(v.inputs)) if isinstance(v, I.OperandBundle) else v for v in val]
+            )
     new.parent = None
     new.loc = None
     return new

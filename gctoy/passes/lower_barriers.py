@@ -39,6 +39,7 @@ so the program never holds a pointer to an object that has moved (Baker's to-spa
 Functions without a ``gc`` attribute are left alone (the verifier rejects barriers there);
 an unknown collector name is an error. The output is valid LLVM 14 IR (typed or opaque).
 """
+
 from __future__ import annotations
 
 from ..errors import GCToyError
@@ -119,8 +120,9 @@ class _Lowering:
         for call in calls:
             want = 3 if call.callee_name == GCWRITE else 2
             if len(call.args) != want:
-                raise BarrierLoweringError(f"@{self.fn.name}: @{call.callee_name} takes {want} operands, "
-                                           f"this call has {len(call.args)}")
+                raise BarrierLoweringError(
+                    f"@{self.fn.name}: @{call.callee_name} takes {want} operands, this call has {len(call.args)}"
+                )
             if call.callee_name == GCWRITE:
                 if self.strategy.custom_write_barriers:
                     self.custom_write(call)
@@ -177,8 +179,7 @@ class _Lowering:
         idx = b(call, BinaryOp("lshr", off, _i64(CARD_SHIFT), name=self.named("card.idx")))
         inside = b(call, ICmp("ult", idx, _i64(CARD_COUNT), name=self.named("card.inheap")))
         sel = b(call, Select(inside, idx, _i64(CARD_COUNT), name=self.named("card.index")))
-        card = b(call, GetElementPtr(table.value_type, table, [_i64(0), sel], inbounds=True,
-                                     name=self.named("card")))
+        card = b(call, GetElementPtr(table.value_type, table, [_i64(0), sel], inbounds=True, name=self.named("card")))
         b(call, Store(ConstantInt(I8, CARD_DIRTY), card, align=1))
         call.erase()
 
@@ -223,5 +224,12 @@ def lower_gc_barriers(module: Module) -> None:
         _Lowering(module, fn, get_strategy(fn.gc)).run()
 
 
-__all__ = ["CARD_COUNT", "CARD_DIRTY", "CARD_SHIFT", "CARD_TABLE", "NULL_HEADER", "BarrierLoweringError",
-           "lower_gc_barriers"]
+__all__ = [
+    "CARD_COUNT",
+    "CARD_DIRTY",
+    "CARD_SHIFT",
+    "CARD_TABLE",
+    "NULL_HEADER",
+    "BarrierLoweringError",
+    "lower_gc_barriers",
+]

@@ -20,6 +20,7 @@ For each promotable alloca (only loaded and stored, never escaping):
 The orders above are LLVM's, so that names and phi operands come out as
 ``opt`` prints them.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -58,7 +59,7 @@ def _phi_order(fn: Function, allocas: list[I.Alloca], index: dict[int, int], dt:
     def needs_no_phi(k: int) -> bool:
         st, ld = stores[k], loads[k]
         if len(st) == 1:
-            (sb, sn), = st
+            ((sb, sn),) = st
             if all((b is sb and n > sn) or (b is not sb and dt.dominates(sb, b)) for b, n in ld):
                 return True
         blocks = {id(b) for b, _ in st + ld}
@@ -101,8 +102,9 @@ def promote(fn: Function, allocas: list[I.Alloca], names: NameUniquer | None = N
     return [p for p in created if p.parent is not None]
 
 
-def place_phis(fn: Function, allocas: list[I.Alloca], index: dict[int, int], dt: DominatorTree,
-               names: NameUniquer) -> list[tuple[I.Phi, int]]:
+def place_phis(
+    fn: Function, allocas: list[I.Alloca], index: dict[int, int], dt: DominatorTree, names: NameUniquer
+) -> list[tuple[I.Phi, int]]:
     """Steps 1 and 2: insert the empty phis of ``allocas``; returns each new phi with its alloca's index."""
     order = {id(b): n for n, b in enumerate(fn.blocks)}
     preds = predecessors(fn)
@@ -120,8 +122,9 @@ def place_phis(fn: Function, allocas: list[I.Alloca], index: dict[int, int], dt:
     return placed
 
 
-def _def_and_use_blocks(fn: Function, index: dict[int, int],
-                        count: int) -> tuple[list[list[BasicBlock]], list[list[BasicBlock]]]:
+def _def_and_use_blocks(
+    fn: Function, index: dict[int, int], count: int
+) -> tuple[list[list[BasicBlock]], list[list[BasicBlock]]]:
     """Per alloca, the blocks that store to it and the blocks that load it before any store there."""
     def_blocks: list[list[BasicBlock]] = [[] for _ in range(count)]
     use_blocks: list[list[BasicBlock]] = [[] for _ in range(count)]
@@ -140,8 +143,9 @@ def _def_and_use_blocks(fn: Function, index: dict[int, int],
     return def_blocks, use_blocks
 
 
-def _live_in_blocks(def_blocks: list[BasicBlock], use_blocks: list[BasicBlock],
-                    preds: dict[BasicBlock, list[BasicBlock]]) -> set[int]:
+def _live_in_blocks(
+    def_blocks: list[BasicBlock], use_blocks: list[BasicBlock], preds: dict[BasicBlock, list[BasicBlock]]
+) -> set[int]:
     """The blocks (as ids) where the alloca's value is live in: from each using block back to the stores."""
     defs = {id(b) for b in def_blocks}
     live_in: set[int] = set()
@@ -181,8 +185,9 @@ def _current(v: Value, replace: dict[int, Value]) -> Value:
     return v
 
 
-def rename(fn: Function, allocas: list[I.Alloca], index: dict[int, int],
-           owner: dict[int, int]) -> tuple[dict[int, Value], list[I.Instruction]]:
+def rename(
+    fn: Function, allocas: list[I.Alloca], index: dict[int, int], owner: dict[int, int]
+) -> tuple[dict[int, Value], list[I.Instruction]]:
     """Step 3, LLVM's depth-first walk over the CFG: fills the phis (``owner``: phi id -> alloca index).
 
     Returns what each load (by id) is replaced by, and the loads and stores to erase."""
@@ -190,7 +195,8 @@ def rename(fn: Function, allocas: list[I.Alloca], index: dict[int, int],
     dead: list[I.Instruction] = []
     visited: set[int] = set()
     stack: list[tuple[BasicBlock, BasicBlock | None, list[Value]]] = [
-        (fn.entry, None, [Undef(a.allocated_type) for a in allocas])]
+        (fn.entry, None, [Undef(a.allocated_type) for a in allocas])
+    ]
     while stack:
         block, pred, values = stack.pop()
         values = list(values)

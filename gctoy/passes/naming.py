@@ -5,6 +5,7 @@ the whole function (``%x.relocated``, then ``%y.relocated3`` after two other
 clashes) — no dot, and the counter never goes back.  Passes that should print
 the names LLVM prints use the same rule.
 """
+
 from __future__ import annotations
 
 from ..ir.names import is_numbered

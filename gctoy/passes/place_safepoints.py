@@ -20,6 +20,7 @@ Options, written in the pipeline as ``place-safepoints<no-entry;trip-width=16>``
 (LLVM 14's hidden ``-spp-*`` flags): ``no-entry``, ``no-backedge``, ``no-call``,
 ``all-backedges``, ``split-backedge``, ``trip-width=N`` (default 32).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -41,11 +42,18 @@ from .library_functions import is_library_call
 SAFEPOINT_GCS = ("statepoint-example", "coreclr")
 
 #: Intrinsics that wrap a real call, so the entry poll must come before them.
-_CALL_WRAPPING_INTRINSICS = ("llvm.experimental.gc.statepoint", "llvm.experimental.patchpoint.void",
-                             "llvm.experimental.patchpoint.i64")
+_CALL_WRAPPING_INTRINSICS = (
+    "llvm.experimental.gc.statepoint",
+    "llvm.experimental.patchpoint.void",
+    "llvm.experimental.patchpoint.i64",
+)
 #: Intrinsics that may still reach a safepoint (LLVM's callsGCLeafFunction exceptions).
-_NON_LEAF_INTRINSICS = ("llvm.experimental.gc.statepoint", "llvm.experimental.deoptimize",
-                        "llvm.memcpy.element.unordered.atomic", "llvm.memmove.element.unordered.atomic")
+_NON_LEAF_INTRINSICS = (
+    "llvm.experimental.gc.statepoint",
+    "llvm.experimental.deoptimize",
+    "llvm.memcpy.element.unordered.atomic",
+    "llvm.memmove.element.unordered.atomic",
+)
 
 
 class PassOptionError(GCToyError):
@@ -86,13 +94,16 @@ class SafepointOptions:
                     raise PassOptionError(f"place-safepoints: trip-width needs an integer, got '{value}'") from None
             elif key == "llvm" and value.isdigit() and int(value) >= 14:
                 flags["llvm"] = int(value)
-            elif key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge",
-                         "wrap-calls") and not value:
+            elif (
+                key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge", "wrap-calls")
+                and not value
+            ):
                 flags[key.replace("-", "_")] = True
             else:
                 raise PassOptionError(
                     f"place-safepoints: unknown option '{item}' (known: no-entry, no-backedge, no-call, "
-                    "all-backedges, split-backedge, wrap-calls, trip-width=N, llvm=N with N >= 14)")
+                    "all-backedges, split-backedge, wrap-calls, trip-width=N, llvm=N with N >= 14)"
+                )
         return cls(**flags)  # type: ignore[arg-type]
 
 
@@ -302,8 +313,9 @@ def entry_poll_location(fn: Function) -> I.Instruction:
 # -- the pass -----------------------------------------------------------------------
 
 
-def place_safepoints_in_function(fn: Function, poll: Function | None, opts: SafepointOptions,
-                                 module: Module) -> list[I.Call]:
+def place_safepoints_in_function(
+    fn: Function, poll: Function | None, opts: SafepointOptions, module: Module
+) -> list[I.Call]:
     """Run the pass on one function; returns the runtime calls the inlined polls contain."""
     remove_unreachable_blocks(fn)
     locations: list[I.Instruction] = []
@@ -346,12 +358,24 @@ def wrap_calls_in_statepoints(fn: Function, module: Module, symbols: SymbolTable
         for a, at in zip(decl.args, (0, 1, None, 3, 4)):
             if at is not None:
                 a.attrs = (Attribute("immarg"),)
-        args = [ConstantInt(I64, DEFAULT_STATEPOINT_ID - (1 << 64) if DEFAULT_STATEPOINT_ID >> 63 else
-                            DEFAULT_STATEPOINT_ID), ConstantInt(I32, 0), call.callee,
-                ConstantInt(I32, len(call.args)), ConstantInt(I32, 0), *call.args, ConstantInt(I32, 0),
-                ConstantInt(I32, 0)]
-        kw: dict[str, Any] = dict(arg_attrs=[(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()], cc=call.cc,
-                  bundles=[b for b in call.bundles], name=symbols.unique("safepoint_token"))
+        args = [
+            ConstantInt(
+                I64, DEFAULT_STATEPOINT_ID - (1 << 64) if DEFAULT_STATEPOINT_ID >> 63 else DEFAULT_STATEPOINT_ID
+            ),
+            ConstantInt(I32, 0),
+            call.callee,
+            ConstantInt(I32, len(call.args)),
+            ConstantInt(I32, 0),
+            *call.args,
+            ConstantInt(I32, 0),
+            ConstantInt(I32, 0),
+        ]
+        kw: dict[str, Any] = dict(
+            arg_attrs=[(), (), target_attrs(target_ty, call.ftype), (), (), *call.arg_attrs, (), ()],
+            cc=call.cc,
+            bundles=[b for b in call.bundles],
+            name=symbols.unique("safepoint_token"),
+        )
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_ty, decl, args, call.normal, call.unwind, **kw)
         else:
@@ -360,9 +384,11 @@ def wrap_calls_in_statepoints(fn: Function, module: Module, symbols: SymbolTable
         made.append(sp)
         users = [u for u in fn.instructions() if any(o is call for o in u.operands)]
         if call.type != VOID and users:
-            rdecl = module.get_or_declare(f"llvm.experimental.gc.result.{mangle(call.type)}",
-                                          FunctionType(call.type, (TOKEN,), False),
-                                          fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
+            rdecl = module.get_or_declare(
+                f"llvm.experimental.gc.result.{mangle(call.type)}",
+                FunctionType(call.type, (TOKEN,), False),
+                fn_attrs=(Attribute("nounwind"), Attribute("readnone")),
+            )
             result = I.Call(rdecl.ftype, rdecl, [sp], name=call.name)
             call.name = None
             if isinstance(call, I.Invoke):

@@ -26,6 +26,7 @@ new phis where paths merge).  The phases, in order, each a function from a
 8. rewrite uses, via allocas and mem2reg as LLVM does (``rs4gc_uses``);
 9. strip attributes and metadata that relocation makes false, once for the module (``rs4gc_strip``).
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -64,9 +65,13 @@ PHASES: tuple[tuple[str, Phase], ...] = (
 )
 
 
-def rewrite_function(module: Module, fn: Function, options: RS4GCOptions | None = None,
-                     observer: PhaseObserver | None = None,
-                     phases: Sequence[tuple[str, Phase]] = PHASES) -> FunctionState:
+def rewrite_function(
+    module: Module,
+    fn: Function,
+    options: RS4GCOptions | None = None,
+    observer: PhaseObserver | None = None,
+    phases: Sequence[tuple[str, Phase]] = PHASES,
+) -> FunctionState:
     """Run ``phases`` on ``fn`` (stopping when one says the rest has nothing to do)."""
     state = FunctionState.start(module, fn, options)
     for name, phase in phases:
@@ -80,9 +85,12 @@ def rewrite_function(module: Module, fn: Function, options: RS4GCOptions | None 
     return state
 
 
-def rewrite_module(module: Module, options: RS4GCOptions | None = None,
-                   observer: PhaseObserver | None = None,
-                   phases: Sequence[tuple[str, Phase]] = PHASES) -> list[SafepointRecord]:
+def rewrite_module(
+    module: Module,
+    options: RS4GCOptions | None = None,
+    observer: PhaseObserver | None = None,
+    phases: Sequence[tuple[str, Phase]] = PHASES,
+) -> list[SafepointRecord]:
     """Run the pass on every function using a statepoint strategy; returns the records made.
 
     ``observer``, if given, sees each function's state after every phase (see :mod:`gctoy.passes.rs4gc_trace`);
@@ -113,6 +121,7 @@ def rewrite_statepoints_for_gc(module: Module, options: str | RS4GCOptions = "")
 
 # -- statepoints made by an earlier PlaceSafepoints (before LLVM 3.8) ----------------------------------
 
+
 def unwrap_bare_statepoints(module: Module) -> list[str]:
     """Turn statepoints that list no GC pointers and have no relocates back into plain calls.
 
@@ -131,8 +140,11 @@ def unwrap_bare_statepoints(module: Module) -> list[str]:
             if sp.gc_args or sp.relocates() or not isinstance(sp.target_type, FunctionType):
                 continue
             call = sp.call
-            attrs = [a for a in call.fn_attrs if not (a.is_string and a.kind in ("statepoint-id",
-                                                                                  "statepoint-num-patch-bytes"))]
+            attrs = [
+                a
+                for a in call.fn_attrs
+                if not (a.is_string and a.kind in ("statepoint-id", "statepoint-num-patch-bytes"))
+            ]
             if sp.id is not None and sp.id != DEFAULT_STATEPOINT_ID:
                 attrs.append(Attribute("statepoint-id", str(sp.id), style="string"))
             if sp.num_patch_bytes:
@@ -144,8 +156,9 @@ def unwrap_bare_statepoints(module: Module) -> list[str]:
                 bundles.append(I.OperandBundle("gc-transition", list(sp.transition_args)))
             kw: dict[str, Any] = dict(fn_attrs=tuple(attrs), cc=call.cc, bundles=bundles, name=None)
             if isinstance(call, I.Invoke):
-                plain: I.CallBase = I.Invoke(sp.target_type, sp.target, list(sp.call_args), call.normal,
-                                             call.unwind, **kw)
+                plain: I.CallBase = I.Invoke(
+                    sp.target_type, sp.target, list(sp.call_args), call.normal, call.unwind, **kw
+                )
             else:
                 plain = I.Call(sp.target_type, sp.target, list(sp.call_args), **kw)
             result = sp.result()

@@ -4,6 +4,7 @@ Each phase takes the :class:`~gctoy.passes.rs4gc_state.FunctionState` and return
 own fields filled in; the phases after these (rematerialization, statepoints, uses) are in
 :mod:`gctoy.passes.rs4gc_remat`, :mod:`gctoy.passes.rs4gc_statepoints` and :mod:`gctoy.passes.rs4gc_uses`.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -29,9 +30,13 @@ def find_safepoints(module: Module, fn: Function, options: RS4GCOptions) -> list
     (and, unless ``allow_no_deopt``, calls without a deopt bundle)."""
     out = []
     for inst in fn.instructions():
-        if isinstance(inst, I.CallBase) and not Statepoint.is_statepoint(inst) \
-                and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, module, options.llvm) \
-                and (options.allow_no_deopt or inst.bundle("deopt") is not None):
+        if (
+            isinstance(inst, I.CallBase)
+            and not Statepoint.is_statepoint(inst)
+            and base_name(inst.callee_name) is None
+            and not is_gc_leaf_call(inst, module, options.llvm)
+            and (options.allow_no_deopt or inst.bundle("deopt") is not None)
+        ):
             out.append(inst)
     return out
 
@@ -81,8 +86,11 @@ def liveness(state: FunctionState) -> FunctionState:
 def bases(state: FunctionState, finder_class: type[BaseFinder] = BaseFinder) -> FunctionState:
     """Phase 4: the base of every live value (inserting base phis and selects); a value in a call's
     deopt bundle is its own base there.  A lab passes its own ``finder_class``."""
-    finder = state.finder if type(state.finder) is finder_class else \
-        finder_class(state.names, lambda: empty_metadata_ref(state.module), llvm=state.options.llvm)
+    finder = (
+        state.finder
+        if type(state.finder) is finder_class
+        else finder_class(state.names, lambda: empty_metadata_ref(state.module), llvm=state.options.llvm)
+    )
     # filled call by call: a value in one call's deopt bundle is its own base only until a later
     # call finds its base the ordinary way (LLVM 14 works like this)
     for r in state.records:

@@ -5,6 +5,7 @@ statepoint is made the pass replaces each call by the answer: the base it finds 
 (inserting base phis and selects as for a live pointer), and ``ptrtoint derived - ptrtoint base``.
 The base finder is the one the bases phase uses later, so a base found here is not made twice.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,12 +23,17 @@ GET_POINTER_OFFSET = "llvm.experimental.gc.get.pointer.offset"
 
 def pointer_intrinsic_calls(fn: Function) -> list[I.Call]:
     """The calls of ``fn`` to ``gc.get.pointer.base`` and ``gc.get.pointer.offset``, in order."""
-    return [inst for inst in fn.instructions() if isinstance(inst, I.Call)
-            and (inst.callee_name or "").startswith((GET_POINTER_BASE + ".", GET_POINTER_OFFSET + "."))]
+    return [
+        inst
+        for inst in fn.instructions()
+        if isinstance(inst, I.Call)
+        and (inst.callee_name or "").startswith((GET_POINTER_BASE + ".", GET_POINTER_OFFSET + "."))
+    ]
 
 
-def inline_pointer_intrinsics(module: Module, fn: Function, calls: list[I.Call], finder: BaseFinder,
-                              names: NameUniquer) -> None:
+def inline_pointer_intrinsics(
+    module: Module, fn: Function, calls: list[I.Call], finder: BaseFinder, names: NameUniquer
+) -> None:
     """Replace each of ``calls`` by the base or offset it asks for."""
     for call in calls:
         derived = call.args[0]
@@ -41,8 +47,9 @@ def inline_pointer_intrinsics(module: Module, fn: Function, calls: list[I.Call],
         else:
             int_ty = IntType(pointer_bits(module, derived.type))
             base_int = I.Cast("ptrtoint", base, int_ty, name=names.unique(f"{base.name}.int") if base.name else None)
-            derived_int = I.Cast("ptrtoint", derived, int_ty,
-                                 name=names.unique(f"{derived.name}.int") if derived.name else None)
+            derived_int = I.Cast(
+                "ptrtoint", derived, int_ty, name=names.unique(f"{derived.name}.int") if derived.name else None
+            )
             answer = I.BinaryOp("sub", derived_int, base_int, name=None if is_numbered(call.name) else call.name)
             call.name = None
             for inst in (base_int, derived_int, answer):

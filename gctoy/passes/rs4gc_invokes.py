@@ -3,6 +3,7 @@
 Relocates go at the top of an invoke's normal and unwind destinations, so neither may be shared
 with another edge (LLVM's SplitBlockPredecessors; a shared landing pad is split in two).
 """
+
 from __future__ import annotations
 
 from ..errors import GCToyError
@@ -66,11 +67,14 @@ class _Splitter:
     def split_landing_pad(self, dest: BasicBlock, pred: BasicBlock, preds) -> None:
         lp = dest.instructions[len(dest.phis())]
         if self.lp_used is None:
-            self.lp_used = {id(op) for inst in self.fn.instructions() for op in inst.operands
-                            if isinstance(op, I.LandingPad)}
+            self.lp_used = {
+                id(op) for inst in self.fn.instructions() for op in inst.operands if isinstance(op, I.LandingPad)
+            }
         if dest.phis() or id(lp) in self.lp_used:
-            raise GCToyError(f"@{self.fn.name}: gctoy's rewrite-statepoints-for-gc cannot split the landing pad "
-                             f"'%{dest.name}' (it has phis or its token is used)")
+            raise GCToyError(
+                f"@{self.fn.name}: gctoy's rewrite-statepoints-for-gc cannot split the landing pad "
+                f"'%{dest.name}' (it has phis or its token is used)"
+            )
         others = [p for p in preds[dest] if p is not pred]
         made = []
         for suffix, group in (("", [pred]), (".split-lp", others)):

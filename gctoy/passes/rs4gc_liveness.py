@@ -17,6 +17,7 @@ Every set is insertion ordered (LLVM's SetVector):
 * the live set at a call is the block's LiveOut walked backwards down to and
   including the call, minus the call's own result.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I

@@ -1,4 +1,5 @@
 """RewriteStatepointsForGC's options, and which calls it leaves alone (GC leaves)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -98,8 +99,10 @@ def parse_options(text: str) -> RS4GCOptions:
         elif key == "remat-derived-at-uses" and value in ("false", "0"):
             pass  # LLVM 16+'s flag turned off: what gctoy's pass does anyway
         else:
-            raise GCToyError(f"unknown rewrite-statepoints-for-gc option '{item}' (known: remat-threshold=N, "
-                             "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14, "
-                             "print-liveset, print-liveset-size, print-base-pointers, clobber-non-live, "
-                             "allow-statepoint-with-no-deopt-info=BOOL, remat-derived-at-uses=false)")
+            raise GCToyError(
+                f"unknown rewrite-statepoints-for-gc option '{item}' (known: remat-threshold=N, "
+                "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14, "
+                "print-liveset, print-liveset-size, print-base-pointers, clobber-non-live, "
+                "allow-statepoint-with-no-deopt-info=BOOL, remat-derived-at-uses=false)"
+            )
     return opts

@@ -22,6 +22,7 @@ replaced by that value (``BasicBlock::removePredecessor``).  Then, only if the f
 calls to rewrite, single-entry phis are folded and a one-use ``icmp`` feeding a conditional
 branch is moved next to it, so the comparison sees relocated pointers.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -58,7 +59,7 @@ def remove_unreachable_blocks(fn: Function, module: Module | None, names: NameUn
         return changed
     for b in dead:
         term = b.terminator
-        for succ in (_edges(term) if term is not None else []):
+        for succ in _edges(term) if term is not None else []:
             if id(succ) in reachable:
                 _remove_predecessor(succ, b, llvm)
     gone = {id(b) for b in dead}
@@ -114,6 +115,7 @@ def sink_branch_conditions(fn: Function) -> bool:
 
 # -- pieces of LLVM's Local.cpp -------------------------------------------------------------
 
+
 def _does_not_return(call: I.Call, module: Module | None) -> bool:
     attrs = list(resolve_attrs(call.fn_attrs, module))
     fn = call.called_function
@@ -127,8 +129,11 @@ def _has_fn_attr(call: I.CallBase, module: Module | None, kinds: tuple[str, ...]
     fn = call.called_function
     if fn is not None:
         attrs += resolve_attrs(fn.fn_attrs, module)
-    return any(not a.is_string and (a.kind in kinds or (a.kind == "memory" and str(a.value) in ("read", "none")
-                                                          and "readonly" in kinds)) for a in attrs)
+    return any(
+        not a.is_string
+        and (a.kind in kinds or (a.kind == "memory" and str(a.value) in ("read", "none") and "readonly" in kinds))
+        for a in attrs
+    )
 
 
 #: personalities of asynchronous (SEH) exception handling, where an invoke must stay
@@ -150,8 +155,17 @@ def _simplify_invoke(block: BasicBlock, inv: I.Invoke, module: Module | None, ll
     if not used and _has_fn_attr(inv, module, ("readnone", "readonly")) and _has_fn_attr(inv, module, ("willreturn",)):
         _replace_terminator(block, inv, I.Br(normal), keep=())
     else:
-        call = I.Call(inv.ftype, inv.callee, inv.args, arg_attrs=inv.arg_attrs, ret_attrs=inv.ret_attrs,
-                      fn_attrs=inv.fn_attrs, cc=inv.cc, bundles=inv.bundles, name=inv.name)
+        call = I.Call(
+            inv.ftype,
+            inv.callee,
+            inv.args,
+            arg_attrs=inv.arg_attrs,
+            ret_attrs=inv.ret_attrs,
+            fn_attrs=inv.fn_attrs,
+            cc=inv.cc,
+            bundles=inv.bundles,
+            name=inv.name,
+        )
         call.metadata, call.loc, call.legacy_pointer_syntax = list(inv.metadata), inv.loc, inv.legacy_pointer_syntax
         br = I.Br(normal)
         _replace_terminator(block, inv, br, keep=())
@@ -223,7 +237,7 @@ def _change_to_unreachable(inst: I.Instruction, llvm: int) -> None:
     """Put ``unreachable`` before ``inst`` and delete it and the rest of its block."""
     block = inst.parent
     term = block.terminator
-    for succ in (_edges(term) if term is not None else []):
+    for succ in _edges(term) if term is not None else []:
         _remove_predecessor(succ, block, llvm)
     at = block.instructions.index(inst)
     fn = block.parent

@@ -4,6 +4,7 @@ A derived pointer reached from its base through GEPs and no-op casts (at most 10
 under ``-spp-rematerialization-threshold`` is not relocated: its chain is cloned after the
 statepoint on top of the relocated base (see :func:`clone_link`).
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -34,8 +35,11 @@ def choose_remat(state: FunctionState, r: SafepointRecord) -> None:
         if chain is None:
             keep.append(v)
             continue
-        cost = sum(2 for c in chain if isinstance(c, I.GetElementPtr)
-                   and any(not isinstance(i, ConstantInt) for i in c.indices))
+        cost = sum(
+            2
+            for c in chain
+            if isinstance(c, I.GetElementPtr) and any(not isinstance(i, ConstantInt) for i in c.indices)
+        )
         if isinstance(r.call, I.Invoke):
             cost *= 2
         if cost >= state.options.remat_threshold:
@@ -74,8 +78,9 @@ def remat_chain(v: Value, base: Value) -> list[I.Instruction] | None:
 def _equivalent_phis(a: I.Phi, b: I.Phi) -> bool:
     if a.parent is not b.parent or len(a.incoming) != len(b.incoming):
         return False
-    return all(strip_pointer_casts(x) is strip_pointer_casts(y) and p is q
-               for (x, p), (y, q) in zip(a.incoming, b.incoming))
+    return all(
+        strip_pointer_casts(x) is strip_pointer_casts(y) and p is q for (x, p), (y, q) in zip(a.incoming, b.incoming)
+    )
 
 
 def clone_link(link: I.Instruction, operand: Value, name: str | None) -> I.Instruction:
@@ -83,10 +88,19 @@ def clone_link(link: I.Instruction, operand: Value, name: str | None) -> I.Instr
     if isinstance(link, I.GetElementPtr):
         src = link.source_type
         if operand.type != link.pointer.type:
-            src = link.pointer.type.pointee if isinstance(link.pointer.type, PointerType) and \
-                link.pointer.type.pointee is not None else src
-        clone = I.GetElementPtr(src, operand, list(link.indices), link.inbounds, name=name,
-                                opaque=isinstance(operand.type, PointerType) and operand.type.is_opaque)
+            src = (
+                link.pointer.type.pointee
+                if isinstance(link.pointer.type, PointerType) and link.pointer.type.pointee is not None
+                else src
+            )
+        clone = I.GetElementPtr(
+            src,
+            operand,
+            list(link.indices),
+            link.inbounds,
+            name=name,
+            opaque=isinstance(operand.type, PointerType) and operand.type.is_opaque,
+        )
         return clone
     assert isinstance(link, I.Cast)
     return I.Cast(link.opcode, operand, link.type, name=name)

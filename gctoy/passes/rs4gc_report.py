@@ -13,6 +13,7 @@ as found and then with the bases that liveness kept alive::
     Base Pairs: (w/Relocation)
      derived %obj base %obj
 """
+
 from __future__ import annotations
 
 import sys
@@ -35,8 +36,11 @@ def print_live_set(call: I.CallBase, live: list[Value], names: bool, size: bool,
     if names:
         print("Live Variables:", file=out)
         for v in live:
-            text = ("  " + print_instruction(v, opaque=opaque)) if isinstance(v, I.Instruction) \
+            text = (
+                ("  " + print_instruction(v, opaque=opaque))
+                if isinstance(v, I.Instruction)
                 else print_operand(v, opaque=opaque)
+            )
             print(f" {v.name or ''} {text}", file=out)
     if size:
         callee = call.called_function
@@ -49,5 +53,8 @@ def print_base_pairs(title: str, pairs: list[tuple[Value, Value]], opaque: bool,
     """``title`` and one `` derived %d base %b`` line per pair."""
     print(title, file=out)
     for derived, base in pairs:
-        print(f" derived {print_operand(derived, opaque=opaque, typed=False)} "
-              f"base {print_operand(base, opaque=opaque, typed=False)}", file=out)
+        print(
+            f" derived {print_operand(derived, opaque=opaque, typed=False)} "
+            f"base {print_operand(base, opaque=opaque, typed=False)}",
+            file=out,
+        )

@@ -8,6 +8,7 @@ the phases one at a time and look at the state between them::
     for name, phase in PHASES:
         state = phase(state)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

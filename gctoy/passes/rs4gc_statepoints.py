@@ -3,6 +3,7 @@
 Old uses still name the old values afterwards; the uses phase (:mod:`gctoy.passes.rs4gc_uses`)
 rewires them to the copies this phase records in ``state.copies``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,10 +38,11 @@ def statepoints(state: FunctionState) -> FunctionState:
     builder = _Builder(state)
     # LLVM clones the rematerialised chains (normal edge, then unwind edge) before any statepoint
     for r in state.records:
-        for edge in (["normal", "unwind"] if isinstance(r.call, I.Invoke) else ["here"]):
+        for edge in ["normal", "unwind"] if isinstance(r.call, I.Invoke) else ["here"]:
             for key, (v, chain) in r.remat.items():
-                r.remat_names[(edge, key)] = [state.names.unique(f"{link.name}.remat") if link.name else None
-                                              for link in reversed(chain)]
+                r.remat_names[(edge, key)] = [
+                    state.names.unique(f"{link.name}.remat") if link.name else None for link in reversed(chain)
+                ]
     relocate = not state.options.non_relocating
     for r in state.records:
         builder.make_statepoint(r, relocate)
@@ -52,8 +54,7 @@ def alloca_roots(fn: Function) -> list[I.Alloca]:
     """Allocas of the entry block whose allocated type holds GC pointers (stack slots the GC scans)."""
     from ..ir.types import contains_gc_pointer
 
-    return [i for i in fn.entry.instructions
-            if isinstance(i, I.Alloca) and contains_gc_pointer(i.allocated_type)]
+    return [i for i in fn.entry.instructions if isinstance(i, I.Alloca) and contains_gc_pointer(i.allocated_type)]
 
 
 class _Builder:
@@ -79,8 +80,9 @@ class _Builder:
         call = r.call
         sp_id = _parse_unsigned(call.string_attr("statepoint-id"), DEFAULT_STATEPOINT_ID, 64)
         patch = _parse_unsigned(call.string_attr("statepoint-num-patch-bytes"), 0, 32)
-        fn_attrs = [a for a in call.fn_attrs if not (a.is_string and a.kind in ("statepoint-id",
-                                                                                 "statepoint-num-patch-bytes"))]
+        fn_attrs = [
+            a for a in call.fn_attrs if not (a.is_string and a.kind in ("statepoint-id", "statepoint-num-patch-bytes"))
+        ]
         transition = call.bundle("gc-transition")
         target = call.callee
         call_fty = call.ftype
@@ -101,9 +103,16 @@ class _Builder:
             if not isinstance(b, Constant) and all(b is not y for y in gc_live):
                 gc_live.append(b)
         roots = alloca_roots(self.state.fn) if self.state.options.alloca_roots else []
-        args = [ConstantInt(I64, _signed(sp_id, 64)), ConstantInt(I32, patch), target,
-                ConstantInt(I32, len(call_args)), ConstantInt(I32, self._flags(call)), *call_args,
-                ConstantInt(I32, 0), ConstantInt(I32, 0)]
+        args = [
+            ConstantInt(I64, _signed(sp_id, 64)),
+            ConstantInt(I32, patch),
+            target,
+            ConstantInt(I32, len(call_args)),
+            ConstantInt(I32, self._flags(call)),
+            *call_args,
+            ConstantInt(I32, 0),
+            ConstantInt(I32, 0),
+        ]
         # LLVM 14 leaves the call's parameter attributes behind; from 15 on they move to the statepoint
         params_attrs = call_arg_attrs if self.state.options.llvm >= 15 else [() for _ in call_args]
         arg_attrs = [(), (), target_attrs(target_ty, call_fty), (), (), *params_attrs, (), ()]
@@ -115,9 +124,13 @@ class _Builder:
             bundles.append(I.OperandBundle("gc-transition", list(transition.inputs)))
         if gc_live or roots:
             bundles.append(I.OperandBundle("gc-live", [*gc_live, *roots]))
-        kw: dict[str, Any] = dict(arg_attrs=arg_attrs, fn_attrs=tuple(a for a in fn_attrs if a.kind not in MEMORY_FN_ATTRS),
-                  cc=call.cc, bundles=bundles,
-                  name=self.names.unique("statepoint_token" if isinstance(call, I.Invoke) else "safepoint_token"))
+        kw: dict[str, Any] = dict(
+            arg_attrs=arg_attrs,
+            fn_attrs=tuple(a for a in fn_attrs if a.kind not in MEMORY_FN_ATTRS),
+            cc=call.cc,
+            bundles=bundles,
+            name=self.names.unique("statepoint_token" if isinstance(call, I.Invoke) else "safepoint_token"),
+        )
         if isinstance(call, I.Invoke):
             sp: I.CallBase = I.Invoke(sp_fty, decl, args, call.normal, call.unwind, **kw)
         else:
@@ -140,8 +153,9 @@ class _Builder:
             lowering = find_string_attr(resolve_attrs(call.called_function.fn_attrs, self.m), "deopt-lowering")
         return flags | (2 if lowering == "live-in" else 0)
 
-    def _result_and_relocates(self, r: SafepointRecord, sp: I.CallBase, relocate: bool, gc_live: list[Value],
-                              deoptimize: bool) -> None:
+    def _result_and_relocates(
+        self, r: SafepointRecord, sp: I.CallBase, relocate: bool, gc_live: list[Value], deoptimize: bool
+    ) -> None:
         call = r.call
         block = call.parent
         wants_result = call.type != VOID and call.has_users()
@@ -200,8 +214,10 @@ class _Builder:
         runtime can relocate the objects while it copies.  The offsets are computed just before the call."""
         dest, source, length, size = call.args[:4]
         if not isinstance(size, ConstantInt) or any(isinstance(p, Constant) for p in (dest, source)):
-            raise GCToyError(f"@{self.state.fn.name}: gctoy's rewrite-statepoints-for-gc needs the pointers of an "
-                             "element-wise atomic copy to be values and its element size a constant")
+            raise GCToyError(
+                f"@{self.state.fn.name}: gctoy's rewrite-statepoints-for-gc needs the pointers of an "
+                "element-wise atomic copy to be values and its element size a constant"
+            )
         args: list[Value] = []
         for derived in (dest, source):
             base = self.state.bases.get(id(derived), derived)
@@ -226,10 +242,16 @@ class _Builder:
     def _make_result(self, call: I.CallBase, token: I.CallBase, block: BasicBlock, at: int) -> I.Call:
         """``gc.result``, named after the original call (which still holds its name, so uniqued)."""
         rname = f"llvm.experimental.gc.result.{mangle(call.type)}"
-        rdecl = self.m.get_or_declare(rname, FunctionType(call.type, (TOKEN,), False),
-                                      fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
-        result = I.Call(rdecl.ftype, rdecl, [token], ret_attrs=call.ret_attrs,
-                        name=self.names.unique(call.name) if call.name else None)
+        rdecl = self.m.get_or_declare(
+            rname, FunctionType(call.type, (TOKEN,), False), fn_attrs=(Attribute("nounwind"), Attribute("readnone"))
+        )
+        result = I.Call(
+            rdecl.ftype,
+            rdecl,
+            [token],
+            ret_attrs=call.ret_attrs,
+            name=self.names.unique(call.name) if call.name else None,
+        )
         block.insert(at, result)
         return result
 
@@ -257,8 +279,9 @@ class _Builder:
             made[k] = (new, made[k][1])
             self.copies_of.setdefault(id(new), []).append((made, k))
 
-    def _relocates(self, r: SafepointRecord, token: Value, block: BasicBlock, at: int,
-                   gc_live: list[Value], edge: str) -> None:
+    def _relocates(
+        self, r: SafepointRecord, token: Value, block: BasicBlock, at: int, gc_live: list[Value], edge: str
+    ) -> None:
         opaque = any(is_opaque_gc_type(v.type) for v in gc_live)
         made: list[tuple[Value, Value]] = []
         position: dict[int, int] = {}
@@ -267,21 +290,29 @@ class _Builder:
         for i, v in enumerate(gc_live):
             rty = relocate_type(v.type, opaque)
             rdecl = self.m.get_or_declare(
-                f"llvm.experimental.gc.relocate.{mangle(rty)}", FunctionType(rty, (TOKEN, I32, I32), False),
-                fn_attrs=(Attribute("nounwind"), Attribute("readnone")))
+                f"llvm.experimental.gc.relocate.{mangle(rty)}",
+                FunctionType(rty, (TOKEN, I32, I32), False),
+                fn_attrs=(Attribute("nounwind"), Attribute("readnone")),
+            )
             if rdecl.args and not rdecl.args[1].attrs:
                 rdecl.args[1].attrs = rdecl.args[2].attrs = (Attribute("immarg"),)
             base_idx = position[id(self._base_in_record(v))]
             vname = self.original_name.get(id(v), v.name)
-            rel = I.Call(rdecl.ftype, rdecl, [token, ConstantInt(I32, base_idx), ConstantInt(I32, i)],
-                         cc="coldcc", name=self.names.unique(f"{vname}.relocated") if vname else None)
+            rel = I.Call(
+                rdecl.ftype,
+                rdecl,
+                [token, ConstantInt(I32, base_idx), ConstantInt(I32, i)],
+                cc="coldcc",
+                name=self.names.unique(f"{vname}.relocated") if vname else None,
+            )
             block.insert(at, rel)
             at += 1
             r.relocates.append(rel)
             value: Value = rel
             if rel.type != v.type:
-                cast = I.Cast("bitcast", rel, v.type,
-                              name=self.names.unique(f"{rel.name}.casted") if rel.name else None)
+                cast = I.Cast(
+                    "bitcast", rel, v.type, name=self.names.unique(f"{rel.name}.casted") if rel.name else None
+                )
                 block.insert(at, cast)
                 at += 1
                 value = cast

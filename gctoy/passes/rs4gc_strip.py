@@ -8,6 +8,7 @@ rewritten function loses them too; loads and stores keep only the metadata still
 tag that says the memory is immutable loses that flag) -- in every function with a body, GC
 strategy or not, as in LLVM; and ``llvm.invariant.start`` calls go (their uses become ``undef``, ``poison`` from LLVM 15 on).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,10 +20,22 @@ from ..ir.types import PointerType, Type
 from ..ir.values import Attribute, MetadataDef, Poison, Undef
 
 
-_POINTER_ATTRS = frozenset({"dereferenceable", "dereferenceable_or_null", "readnone", "readonly", "writeonly",
-                            "noalias", "nofree"})
-MEMORY_FN_ATTRS = frozenset({"readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly",
-                              "inaccessiblemem_or_argmemonly", "nosync", "nofree", "memory"})
+_POINTER_ATTRS = frozenset(
+    {"dereferenceable", "dereferenceable_or_null", "readnone", "readonly", "writeonly", "noalias", "nofree"}
+)
+MEMORY_FN_ATTRS = frozenset(
+    {
+        "readnone",
+        "readonly",
+        "writeonly",
+        "argmemonly",
+        "inaccessiblememonly",
+        "inaccessiblemem_or_argmemonly",
+        "nosync",
+        "nofree",
+        "memory",
+    }
+)
 _KEPT_MEMORY_METADATA = frozenset({"tbaa", "range", "alias.scope", "nontemporal", "nonnull", "align", "type"})
 
 
@@ -47,13 +60,18 @@ def strip_invalid_attributes(module: Module, llvm: int = 14) -> None:
         fn.ret_attrs = _strip(fn.ret_attrs, fn.ftype.ret, module, False)
         for a in fn.args:
             a.attrs = _strip(a.attrs, a.type, module, False)
-        if any(a.style != "group" and not a.is_string and a.kind in MEMORY_FN_ATTRS for a in
-               resolve_attrs(fn.fn_attrs, module)):
+        if any(
+            a.style != "group" and not a.is_string and a.kind in MEMORY_FN_ATTRS
+            for a in resolve_attrs(fn.fn_attrs, module)
+        ):
             fn.fn_attrs = _strip(fn.fn_attrs, None, module, True)
         if fn.is_declaration:  # every body, with or without a GC strategy, as in LLVM
             continue
-        invariant_starts = [inst for inst in fn.instructions() if isinstance(inst, I.Call)
-                            and (inst.callee_name or "").startswith("llvm.invariant.start")]
+        invariant_starts = [
+            inst
+            for inst in fn.instructions()
+            if isinstance(inst, I.Call) and (inst.callee_name or "").startswith("llvm.invariant.start")
+        ]
         for start in invariant_starts:
             gone = Poison(start.type) if llvm >= 15 else Undef(start.type)
             for inst in fn.instructions():
@@ -63,8 +81,9 @@ def strip_invalid_attributes(module: Module, llvm: int = 14) -> None:
             if isinstance(inst, I.CallBase):  # every call, gc.result and gc.relocate included
                 inst.ret_attrs = _strip(inst.ret_attrs, inst.type, module, False)
                 inst.arg_attrs = [_strip(at, a.type, module, False) for at, a in zip(inst.arg_attrs, inst.args)]
-            inst.metadata = [(k, mutable_tbaa_tag(module, v, v not in shared) if k == "tbaa" else v)
-                             for k, v in inst.metadata]
+            inst.metadata = [
+                (k, mutable_tbaa_tag(module, v, v not in shared) if k == "tbaa" else v) for k, v in inst.metadata
+            ]
             if isinstance(inst, (I.Load, I.Store)):
                 inst.metadata = [(k, v) for k, v in inst.metadata if k in _KEPT_MEMORY_METADATA or k == "dbg"]
 

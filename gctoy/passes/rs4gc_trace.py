@@ -8,6 +8,7 @@ the (base, derived) pair of every ``gc.relocate``.  Everything is plain
 strings, so a snapshot can be printed, compared in a test, or shown in a
 static HTML page.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,19 +23,19 @@ from .rs4gc_state import FunctionState
 #: what each phase does, in the book's words
 PHASE_NOTES = {
     "tidy": "Unreachable blocks go, single-entry phis fold, a branch's single-use icmp moves next to the "
-            "branch, and each invoke's destinations get the invoke as their only predecessor.",
+    "branch, and each invoke's destinations get the invoke as their only predecessor.",
     "liveness": "Backward dataflow over GC pointers (addrspace(1)): what is live across each call, "
-                "its own GC-pointer arguments included.",
+    "its own GC-pointer arguments included.",
     "bases": "Each live pointer's base: walk back through GEPs and casts; phis and selects that may mix "
-             "objects get a base phi/select beside them (named .base, base_phi, base_select).",
+    "objects get a base phi/select beside them (named .base, base_phi, base_select).",
     "liveness with bases": "Liveness again, with every base kept alive just after each call, so that bases "
-                           "are relocated too.",
+    "are relocated too.",
     "rematerialization": "Derived pointers that are cheap to recompute from their base (GEPs and no-op "
-                         "casts, cost < 6) are recomputed after the call instead of relocated.",
+    "casts, cost < 6) are recomputed after the call instead of relocated.",
     "statepoints": "Each call becomes a gc.statepoint with a gc-live bundle, a gc.result for its value and "
-                   "one gc.relocate per live pointer; old uses still name the old values.",
+    "one gc.relocate per live pointer; old uses still name the old values.",
     "uses rewritten": "Every use after a statepoint now reads the relocated value (through phis where paths "
-                      "meet): what the collector moved, the program sees moved.",
+    "meet): what the collector moved, the program sees moved.",
 }
 
 
@@ -91,8 +92,15 @@ def trace_rs4gc(text: str, function: str, options: RS4GCOptions | None = None) -
             call = r.statepoint if r.statepoint is not None and r.statepoint.parent is not None else r.call
             bases = tuple((ref(v), ref(state.base_of(v))) for v in r.live)
             relocs = _pairs(r, ref)
-            calls.append(CallSnapshot(_call_text(call, ref), tuple(ref(v) for v in r.live), bases,
-                                      tuple(ref(v) for v, _ in r.remat.values()), relocs))
+            calls.append(
+                CallSnapshot(
+                    _call_text(call, ref),
+                    tuple(ref(v) for v in r.live),
+                    bases,
+                    tuple(ref(v) for v, _ in r.remat.values()),
+                    relocs,
+                )
+            )
         snaps.append(PhaseSnapshot(phase, PHASE_NOTES[phase], print_function(fn), tuple(calls)))
 
     rewrite_module(module, options, observer=observe)
@@ -106,6 +114,7 @@ def _namer(names: LocalNames):
         if isinstance(v, Constant) and not isinstance(v, GlobalValue):
             return "null"
         return names(v)
+
     return ref
 
 

@@ -4,6 +4,7 @@ As LLVM does it: every value ever relocated gets an alloca, stored after its def
 each relocate (or rematerialised copy), loaded before each use; mem2reg then builds the SSA form,
 with phis where copies meet.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -93,7 +94,7 @@ def tracked_values(state: FunctionState) -> list[Value]:
     roots = {id(a) for a in alloca_roots(state.fn)} if state.options.alloca_roots else set()
     for r in state.records:
         live = r.statepoint.bundle("gc-live") if r.statepoint is not None else None
-        for v in (live.inputs if live else []):
+        for v in live.inputs if live else []:
             if id(v) not in seen and id(v) not in roots:
                 seen.add(id(v))
                 tracked.append(v)
@@ -105,8 +106,9 @@ def tracked_values(state: FunctionState) -> list[Value]:
     return tracked
 
 
-def _clobber_stores(records: list[SafepointRecord], tracked: list[Value], slot: dict[int, I.Alloca],
-                    after: dict, at_start: dict) -> None:
+def _clobber_stores(
+    records: list[SafepointRecord], tracked: list[Value], slot: dict[int, I.Alloca], after: dict, at_start: dict
+) -> None:
     """``-rs4gc-clobber-non-live``: null into every slot whose value a statepoint neither relocates
     nor rematerializes, just after the statepoint (at the top of both destinations of an invoke)."""
     for r in records:
@@ -120,8 +122,7 @@ def _clobber_stores(records: list[SafepointRecord], tracked: list[Value], slot: 
             continue
         if isinstance(sp, I.Invoke):
             for dest in (sp.normal, sp.unwind):
-                at_start[id(dest)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] \
-                    + at_start.get(id(dest), [])
+                at_start[id(dest)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] + at_start.get(id(dest), [])
         else:
             after[id(sp)] = [I.Store(_null(v.type), slot[id(v)]) for v in dead] + after.get(id(sp), [])
 

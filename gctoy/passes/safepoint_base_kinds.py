@@ -5,6 +5,7 @@ A value whose every source is a constant (``null``, a global, ``undef``) never m
 from an argument, a load or a call may.  Casts, GEPs, ``freeze``, phis, selects and ``gc.relocate``
 are looked through to the values they come from.
 """
+
 from __future__ import annotations
 
 import enum
@@ -189,9 +190,14 @@ class BaseKinds:
                     users.setdefault(id(s), []).append(inst)
         # each derived value starts from its direct sources that are not derived, then a raise
         # travels to the users (a kind only goes up, at most twice, so this is linear)
-        self.kinds = {k: max((_source_kind(s) for s in srcs if id(s) not in self.sources),
-                             key=_RANK.__getitem__, default=BaseKind.EXCLUSIVELY_NULL)
-                      for k, srcs in self.sources.items()}
+        self.kinds = {
+            k: max(
+                (_source_kind(s) for s in srcs if id(s) not in self.sources),
+                key=_RANK.__getitem__,
+                default=BaseKind.EXCLUSIVELY_NULL,
+            )
+            for k, srcs in self.sources.items()
+        }
         work = [i for i in fn.instructions() if id(i) in self.sources]
         while work:
             v = work.pop()
@@ -234,5 +240,3 @@ def _relocated_pointer(v: Value, unwinds: dict | None = None, seen: dict | None 
 def may_move(value: Value) -> bool:
     """True if some base of ``value`` is a real object (so a statepoint may relocate it)."""
     return base_kind(value) is BaseKind.NON_CONSTANT
-
-

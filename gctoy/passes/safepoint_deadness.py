@@ -3,6 +3,7 @@
 Unreachable blocks, and whatever a conditional branch on a constant ``i1`` cuts off: an edge
 not taken, then every block left without a live incoming edge, with all it dominates.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -24,7 +25,7 @@ class Deadness:
         self.preds: dict[BasicBlock, list[BasicBlock]] = {b: [] for b in fn.blocks}
         for b in fn.blocks:
             term = b.terminator
-            for s in (term.successors if term is not None else []):
+            for s in term.successors if term is not None else []:
                 if s in self.preds:
                     self.preds[s].append(b)  # one entry per edge, as LLVM's predecessor list
         self.dead_blocks: set[BasicBlock] = {b for b in fn.blocks if not dt.is_reachable(b)}

@@ -13,6 +13,7 @@ printed as LLVM prints a value, with its two-space indent (so ``Def:`` is follow
 spaces); an argument as its type and name.  gctoy writes the same text, so that a test
 written against LLVM's report reads gctoy's.
 """
+
 from __future__ import annotations
 
 from ..ir import instructions as I
@@ -33,9 +34,11 @@ def function_report(fn: Function, opaque: bool = False) -> str:
     lines = [f"Verifying gc pointers in function: {fn.name}"]
     uses = find_unrelocated_uses(fn)
     for u in uses:
-        lines += ["Illegal use of unrelocated value found!",
-                  f"Def: {_value_text(u.value, opaque)}",
-                  f"Use: {_value_text(u.instruction, opaque)}"]
+        lines += [
+            "Illegal use of unrelocated value found!",
+            f"Def: {_value_text(u.value, opaque)}",
+            f"Use: {_value_text(u.instruction, opaque)}",
+        ]
     if not uses:
         lines.append(f"No illegal uses found by SafepointIRVerifier in: {fn.name}")
     return "\n".join(lines) + "\n"

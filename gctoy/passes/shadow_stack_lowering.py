@@ -16,6 +16,7 @@ counter for values and blocks, a per-module counter for struct type names), so t
 printed result reads like ``llc -O0 -stop-after=shadow-stack-gc-lowering``'s: LLVM 14's for
 typed-pointer IR, LLVM 19's for opaque-pointer IR.
 """
+
 from __future__ import annotations
 
 from ..errors import GCToyError
@@ -252,8 +253,7 @@ class _ModuleState:
     def _root_chain(self, ty: PointerType) -> GlobalVariable:
         gv = self.module.get_global(ROOT_CHAIN)
         if gv is None:
-            return self.module.add_global(
-                GlobalVariable(ROOT_CHAIN, ty, ConstantNull(ty), linkage="linkonce"))
+            return self.module.add_global(GlobalVariable(ROOT_CHAIN, ty, ConstantNull(ty), linkage="linkonce"))
         if gv.is_declaration and gv.linkage in (None, "external"):
             if gv.value_type != ty:
                 raise ShadowStackError(f"@{ROOT_CHAIN} is declared with type {gv.value_type}, not {ty}")
@@ -280,8 +280,9 @@ def _frame_map(st: _ModuleState, fn: Function, roots) -> Constant:
     init = ConstantAggregate(map_ty, (header, arr))
     gv = GlobalVariable(f"__gc_{fn.name}", map_ty, init, constant=True, linkage="internal")
     st.module.add_global(gv)
-    return ConstantExpr(PointerType(st.frame_map), "getelementptr", (gv, _i32(0), _i32(0)),
-                        source_type=map_ty, inbounds=True)
+    return ConstantExpr(
+        PointerType(st.frame_map), "getelementptr", (gv, _i32(0), _i32(0)), source_type=map_ty, inbounds=True
+    )
 
 
 def _gep(names: _LocalNames, ty, frame, idx: list[int], base: str) -> GetElementPtr:
@@ -329,8 +330,11 @@ def _handle_exceptions(st: _ModuleState, fn: Function, names: _LocalNames, se_ty
     module = st.module
     if _has_attr(fn.fn_attrs, module, "nounwind"):
         return
-    calls = [i for i in fn.instructions()
-             if isinstance(i, Call) and i.tail != "musttail" and not _call_does_not_throw(i, module)]
+    calls = [
+        i
+        for i in fn.instructions()
+        if isinstance(i, Call) and i.tail != "musttail" and not _call_does_not_throw(i, module)
+    ]
     if not calls:
         return
     cleanup = fn.add_block(names.unique("gc_cleanup"))
@@ -344,10 +348,19 @@ def _handle_exceptions(st: _ModuleState, fn: Function, names: _LocalNames, se_ty
     for call in reversed(calls):
         block = call.parent
         split = _split_before(fn, block, call, names.unique((call.name or "") + ".noexc"))
-        inv = Invoke(call.ftype, call.callee, list(call.args), split, cleanup,
-                     arg_attrs=list(call.arg_attrs), ret_attrs=call.ret_attrs, fn_attrs=call.fn_attrs,
-                     cc=call.cc, bundles=list(call.bundles),
-                     name=names.unique(call.name) if call.name is not None else None)
+        inv = Invoke(
+            call.ftype,
+            call.callee,
+            list(call.args),
+            split,
+            cleanup,
+            arg_attrs=list(call.arg_attrs),
+            ret_attrs=call.ret_attrs,
+            fn_attrs=call.fn_attrs,
+            cc=call.cc,
+            bundles=list(call.bundles),
+            name=names.unique(call.name) if call.name is not None else None,
+        )
         block.append(inv)
         fn.replace_all_uses(call, inv)
         call.erase()
@@ -365,8 +378,9 @@ def lower_function(st: _ModuleState, fn: Function) -> bool:
     roots = [r for r in roots if not _is_null(r[0].args[1])] + [r for r in roots if _is_null(r[0].args[1])]
     names = _LocalNames(fn)
     map_ptr = _frame_map(st, fn, roots)
-    se_ty = st.type_names.create(f"gc_stackentry.{fn.name}",
-                                 (st.stack_entry, *(a.allocated_type for _, a in roots))).ref
+    se_ty = st.type_names.create(
+        f"gc_stackentry.{fn.name}", (st.stack_entry, *(a.allocated_type for _, a in roots))
+    ).ref
     entry = fn.entry
     first = entry.instructions[0]
     frame = Alloca(se_ty, align=PTR_ALIGN, name=names.unique("gc_frame"))

@@ -42,6 +42,7 @@ are ignored, as are such dead edges.
 :func:`find_unrelocated_uses` reports every violation with the statepoint that
 made the value unavailable (the nearest one on some path) and that path.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -281,8 +282,9 @@ def _check_instruction(av: Availability, inst: I.Instruction, available: set[Val
     return found
 
 
-def _comparison_is_legal(av: Availability, available: set[Value], lhs: Value, rhs: Value,
-                         kl: BaseKind, kr: BaseKind) -> bool:
+def _comparison_is_legal(
+    av: Availability, available: set[Value], lhs: Value, rhs: Value, kl: BaseKind, kr: BaseKind
+) -> bool:
     """May this comparison keep its unrelocated operands?  (Its result is the same before the statepoint.)"""
     if lhs in available or rhs in available:
         return False  # relocated vs. unrelocated: the addresses belong to different moments
@@ -317,10 +319,16 @@ def _raw_violations(fn: Function, av: Availability) -> list[_RawUse]:
 def _unavailable_sources(av: Availability, v: I.Instruction) -> list[tuple[Value, BasicBlock | None]]:
     """The movable inputs an unrelocated/poisoned def was derived from (a phi's with their edge)."""
     if isinstance(v, I.Phi):
-        return [(w, b) for w, b in v.incoming
-                if av.phi_edge_is_live(v, b) and av.kinds.may_move(w) and w not in av.states[b].available_out]
-    return [(w, None) for w in v.operands
-            if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and av.kinds.may_move(w)]
+        return [
+            (w, b)
+            for w, b in v.incoming
+            if av.phi_edge_is_live(v, b) and av.kinds.may_move(w) and w not in av.states[b].available_out
+        ]
+    return [
+        (w, None)
+        for w in v.operands
+        if not isinstance(w, BasicBlock) and holds_gc_pointer(w.type) and av.kinds.may_move(w)
+    ]
 
 
 def _explain(av: Availability, use: _RawUse) -> tuple[I.CallBase | None, list[BasicBlock], Value]:
@@ -410,8 +418,10 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
         else:
             after = "after a statepoint"
         derived = f" (derived from '{names(origin)}')" if origin is not raw.value else ""
-        text = (f"use of {state} value '{names(raw.value)}'{derived} in {_describe(names, raw.inst)}{where} "
-                f"{after} (path: {' -> '.join(path) if path else '?'})")
+        text = (
+            f"use of {state} value '{names(raw.value)}'{derived} in {_describe(names, raw.inst)}{where} "
+            f"{after} (path: {' -> '.join(path) if path else '?'})"
+        )
         result.append(UnrelocatedUse(raw.inst, raw.value, sp, path, text, poisoned, raw.incoming, origin))
     return result
 
@@ -449,5 +459,15 @@ def verify_safepoints(module: Module, options: str | None = None) -> None:
 register("verify-safepoint-ir", options=True)(verify_safepoints)  # LLVM's legacy pass name
 
 
-__all__ = ["BaseKind", "BaseKinds", "Deadness", "Availability", "UnrelocatedUse", "base_kind", "find_unrelocated_uses",
-           "holds_gc_pointer", "may_move", "verify_safepoints"]
+__all__ = [
+    "BaseKind",
+    "BaseKinds",
+    "Deadness",
+    "Availability",
+    "UnrelocatedUse",
+    "base_kind",
+    "find_unrelocated_uses",
+    "holds_gc_pointer",
+    "may_move",
+    "verify_safepoints",
+]

@@ -185,8 +185,9 @@ class Collector:
             derived_values.append((slot, base, read_slot(machine, slot)))
 
         if self.evacuate is not None:
-            moved_roots, copied = self.evacuate(old, new, (from_space.base, from_end), to_space,
-                                                list(root_values.values()))
+            moved_roots, copied = self.evacuate(
+                old, new, (from_space.base, from_end), to_space, list(root_values.values())
+            )
             forwarded = dict(zip(root_values, moved_roots))
         else:
             forwarded = {slot: forward(value) for slot, value in root_values.items()}
@@ -209,13 +210,17 @@ class Collector:
                 if check is not None and scanned % BUDGET_CHECK_EVERY == 0:
                     check("during a collection")
                 if len(new) > to_space.size:
-                    raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of "
-                                    f"{to_space.size} bytes holds: a root or a pointer field points into the "
-                                    f"middle of an object")
+                    raise HeapError(
+                        f"the collection copied {len(new)} bytes, more than a semispace of "
+                        f"{to_space.size} bytes holds: a root or a pointer field points into the "
+                        f"middle of an object"
+                    )
 
         if len(new) > to_space.size:
-            raise HeapError(f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
-                            f"holds: a root or a pointer field points into the middle of an object")
+            raise HeapError(
+                f"the collection copied {len(new)} bytes, more than a semispace of {to_space.size} bytes "
+                f"holds: a root or a pointer field points into the middle of an object"
+            )
         machine.write(to_space.base, bytes(new))
 
         root_log = []
@@ -247,6 +252,11 @@ class Collector:
         stats.roots_seen += len(roots)
         stats.derived_seen += len(derived)
         return Collection(
-            stats.collections, tuple(root_log), tuple(derived_log), copied, len(new),
-            (from_space.base, from_end), (to_space.base, heap.top),
+            stats.collections,
+            tuple(root_log),
+            tuple(derived_log),
+            copied,
+            len(new),
+            (from_space.base, from_end),
+            (to_space.base, heap.top),
         )

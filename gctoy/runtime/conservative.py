@@ -75,7 +75,7 @@ def scan_stack(machine, heap: Heap, sp: int | None = None) -> list[AmbiguousRoot
     data = machine.read(low, STACK_TOP - low)
     out = []
     for off in range(0, len(data) - WORD + 1, WORD):
-        value = int.from_bytes(data[off:off + WORD], "little")
+        value = int.from_bytes(data[off : off + WORD], "little")
         if not heap.space.base <= value < heap.top:
             continue
         obj = index.containing(value)

@@ -48,8 +48,9 @@ class Built:
     target: str = "x86-64"
 
 
-def make_runtime(built: Built, *, gc: GCMode = "semispace", stress: bool = False, semispace_size: int = 1 << 20,
-                 roots=None):
+def make_runtime(
+    built: Built, *, gc: GCMode = "semispace", stress: bool = False, semispace_size: int = 1 << 20, roots=None
+):
     """The runtime of the built program's target (x86-32 programs get the GC-info root finder)."""
     if built.target == "x86-32":
         from gctoy.runtime.run32 import Runtime32
@@ -58,8 +59,9 @@ def make_runtime(built: Built, *, gc: GCMode = "semispace", stress: bool = False
         if gc != "none" and roots is None:
             roots = GCInfoRoots()
         assert isinstance(built.loaded, CompiledModule32)
-        return Runtime32(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size,
-                         roots=roots if gc != "none" else None)
+        return Runtime32(
+            built.loaded, gc=gc, stress=stress, semispace_size=semispace_size, roots=roots if gc != "none" else None
+        )
     assert isinstance(built.loaded, LoadedObject)
     return Runtime(built.loaded, gc=gc, stress=stress, semispace_size=semispace_size, roots=roots)
 
@@ -73,8 +75,12 @@ class Design:
 
 
 def _loaded(compiled) -> LoadedObject:
-    return LoadedObject(image=compiled.image, stackmap=compiled.stackmap if compiled.stackmap.records else None,
-                        functions={f.name: f.address for f in compiled.functions}, externals=tuple(compiled.natives))
+    return LoadedObject(
+        image=compiled.image,
+        stackmap=compiled.stackmap if compiled.stackmap.records else None,
+        functions={f.name: f.address for f in compiled.functions},
+        externals=tuple(compiled.natives),
+    )
 
 
 def build_statepoint(text: str) -> Built:
@@ -95,8 +101,11 @@ def build_shadow_stack(text: str) -> Built:
         if g.name.startswith(FRAME_MAP_PREFIX) or g.name == ROOT_CHAIN:
             meta += size_of(g.value_type)
     for fn in module.definitions():
-        frame += sum(size_of(i.allocated_type) for i in fn.entry.instructions
-                     if getattr(i, "name", None) and i.name.startswith("gc_frame") and i.opcode == "alloca")
+        frame += sum(
+            size_of(i.allocated_type)
+            for i in fn.entry.instructions
+            if getattr(i, "name", None) and i.name.startswith("gc_frame") and i.opcode == "alloca"
+        )
     return Built(_loaded(compiled), len(compiled.image.code), meta, frame)
 
 
@@ -121,18 +130,38 @@ DESIGNS: list[Design] = [
 
 def caller_loop(n: int, k: int) -> str:
     """@main keeps k objects live across n calls of a pointer-free function."""
-    lines = [f"declare {P} @gc_alloc(i64, i64)", "",
-             'define i64 @leaf(i64 %x) gc "statepoint-example" {', "entry:", "  %y = add i64 %x, 1",
-             "  ret i64 %y", "}", "", 'define i64 @main() gc "statepoint-example" {', "entry:"]
+    lines = [
+        f"declare {P} @gc_alloc(i64, i64)",
+        "",
+        'define i64 @leaf(i64 %x) gc "statepoint-example" {',
+        "entry:",
+        "  %y = add i64 %x, 1",
+        "  ret i64 %y",
+        "}",
+        "",
+        'define i64 @main() gc "statepoint-example" {',
+        "entry:",
+    ]
     lines += [f"  %o{j} = call {P} @gc_alloc(i64 1, i64 0)" for j in range(k)]
-    lines += ["  br label %loop", "loop:", "  %i = phi i64 [0, %entry], [%i1, %loop]",
-              "  %acc = phi i64 [0, %entry], [%acc1, %loop]", "  %r = call i64 @leaf(i64 %i)",
-              "  %acc1 = add i64 %acc, %r", "  %i1 = add i64 %i, 1", f"  %more = icmp slt i64 %i1, {n}",
-              "  br i1 %more, label %loop, label %out", "out:"]
+    lines += [
+        "  br label %loop",
+        "loop:",
+        "  %i = phi i64 [0, %entry], [%i1, %loop]",
+        "  %acc = phi i64 [0, %entry], [%acc1, %loop]",
+        "  %r = call i64 @leaf(i64 %i)",
+        "  %acc1 = add i64 %acc, %r",
+        "  %i1 = add i64 %i, 1",
+        f"  %more = icmp slt i64 %i1, {n}",
+        "  br i1 %more, label %loop, label %out",
+        "out:",
+    ]
     acc = "%acc1"
     for j in range(k):
-        lines += [f"  %f{j} = bitcast {P} %o{j} to {I64P}", f"  %v{j} = load i64, {I64P} %f{j}",
-                  f"  %s{j} = add i64 {acc}, %v{j}"]
+        lines += [
+            f"  %f{j} = bitcast {P} %o{j} to {I64P}",
+            f"  %v{j} = load i64, {I64P} %f{j}",
+            f"  %s{j} = add i64 {acc}, %v{j}",
+        ]
         acc = f"%s{j}"
     return "\n".join(lines + [f"  ret i64 {acc}", "}", ""])
 
@@ -141,22 +170,45 @@ def callee_loop(n: int, k: int) -> str:
     """@main passes k objects to @hold n times; @hold keeps its k arguments live across one call
     (so it has k roots: on the shadow stack a StackEntry pushed and popped per call)."""
     params = "".join(f", {P} %o{j}" for j in range(k))
-    lines = [f"declare {P} @gc_alloc(i64, i64)", "",
-             'define i64 @leaf(i64 %x) gc "statepoint-example" {', "entry:", "  %y = add i64 %x, 1",
-             "  ret i64 %y", "}", "", f'define i64 @hold(i64 %x{params}) gc "statepoint-example" {{', "entry:",
-             "  %r = call i64 @leaf(i64 %x)"]
+    lines = [
+        f"declare {P} @gc_alloc(i64, i64)",
+        "",
+        'define i64 @leaf(i64 %x) gc "statepoint-example" {',
+        "entry:",
+        "  %y = add i64 %x, 1",
+        "  ret i64 %y",
+        "}",
+        "",
+        f'define i64 @hold(i64 %x{params}) gc "statepoint-example" {{',
+        "entry:",
+        "  %r = call i64 @leaf(i64 %x)",
+    ]
     acc = "%r"
     for j in range(k):
-        lines += [f"  %f{j} = bitcast {P} %o{j} to {I64P}", f"  %v{j} = load i64, {I64P} %f{j}",
-                  f"  %s{j} = add i64 {acc}, %v{j}"]
+        lines += [
+            f"  %f{j} = bitcast {P} %o{j} to {I64P}",
+            f"  %v{j} = load i64, {I64P} %f{j}",
+            f"  %s{j} = add i64 {acc}, %v{j}",
+        ]
         acc = f"%s{j}"
     args = "".join(f", {P} %m{j}" for j in range(k))
     lines += [f"  ret i64 {acc}", "}", "", 'define i64 @main() gc "statepoint-example" {', "entry:"]
     lines += [f"  %m{j} = call {P} @gc_alloc(i64 1, i64 0)" for j in range(k)]
-    lines += ["  br label %loop", "loop:", "  %i = phi i64 [0, %entry], [%i1, %loop]",
-              "  %acc = phi i64 [0, %entry], [%acc1, %loop]", f"  %r = call i64 @hold(i64 %i{args})",
-              "  %acc1 = add i64 %acc, %r", "  %i1 = add i64 %i, 1", f"  %more = icmp slt i64 %i1, {n}",
-              "  br i1 %more, label %loop, label %out", "out:", "  ret i64 %acc1", "}", ""]
+    lines += [
+        "  br label %loop",
+        "loop:",
+        "  %i = phi i64 [0, %entry], [%i1, %loop]",
+        "  %acc = phi i64 [0, %entry], [%acc1, %loop]",
+        f"  %r = call i64 @hold(i64 %i{args})",
+        "  %acc1 = add i64 %acc, %r",
+        "  %i1 = add i64 %i, 1",
+        f"  %more = icmp slt i64 %i1, {n}",
+        "  br i1 %more, label %loop, label %out",
+        "out:",
+        "  ret i64 %acc1",
+        "}",
+        "",
+    ]
     return "\n".join(lines)
 
 

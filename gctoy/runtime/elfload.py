@@ -85,33 +85,28 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
         return _load_object(bytes(data))
     except GCToyError:
         raise
-    except (ELFError, struct.error, IndexError, KeyError, ValueError, TypeError, UnicodeDecodeError,
-            AttributeError, AssertionError, OverflowError) as e:
+    except (
+        ELFError,
+        struct.error,
+        IndexError,
+        KeyError,
+        ValueError,
+        TypeError,
+        UnicodeDecodeError,
+        AttributeError,
+        AssertionError,
+        OverflowError,
+    ) as e:
         # pyelftools reports damage in the headers, tables and sections in these forms
         raise ObjectLoadError(f"damaged ELF object ({len(data)} bytes): {e}") from None
 
 
 def _load_object(data: bytes) -> LoadedObject:
     """load_object on the object's bytes (pyelftools' exceptions pass through)."""
-    from elftools.common.exceptions import ELFError
-    from elftools.elf.elffile import ELFFile
     from elftools.elf.relocation import RelocationSection
     from elftools.elf.sections import SymbolTableSection
 
-    try:
-        elf = ELFFile(io.BytesIO(data))
-        elf["e_machine"]
-    except (ELFError, ValueError, KeyError) as e:
-        raise DecodeError(0, f"not an ELF object: {e}") from None
-    if elf["e_machine"] != "EM_X86_64" or elf["e_type"] != "ET_REL":
-        raise ObjectLoadError(f"not an x86-64 relocatable object ({elf['e_machine']}, {elf['e_type']})")
-
-    for index, section in enumerate(elf.iter_sections()):
-        header = section.header
-        if header["sh_type"] != "SHT_NOBITS" and header["sh_offset"] + header["sh_size"] > len(data):
-            raise ObjectLoadError(f"section {index}: {header['sh_size']} bytes at offset {header['sh_offset']:#x} "
-                                  f"run past the end of the object ({len(data)} bytes)")
-
+    elf = _open_elf(data)
     code, rw, stackmap_body, placed, names = _place_sections(elf)
 
     symtab = next((s for s in elf.iter_sections() if isinstance(s, SymbolTableSection)), None)
@@ -163,8 +158,12 @@ def _load_object(data: bytes) -> LoadedObject:
         sections[STACKMAP_SECTION] = bytes(stackmap_body)
         stackmap = parse(bytes(stackmap_body))
     image = Image(
-        bytes(code), bytes(rw), dict(sorted(functions.items(), key=lambda kv: kv[1])),
-        sections, tuple(externals), "x86_64",
+        bytes(code),
+        bytes(rw),
+        dict(sorted(functions.items(), key=lambda kv: kv[1])),
+        sections,
+        tuple(externals),
+        "x86_64",
     )
     image.symbols.update({n: stub_address(i) for i, n in enumerate(externals)})
     section_addresses = {names[i]: addr for i, (_, _, addr) in placed.items() if addr >= 0}
@@ -173,8 +172,31 @@ def _load_object(data: bytes) -> LoadedObject:
     return LoadedObject(image, stackmap, functions, tuple(externals), count, section_addresses, unwind)
 
 
-def _place_sections(elf) -> tuple[bytearray, bytearray, bytearray | None,
-                                  dict[int, tuple[bytearray, int, int]], dict[int, str]]:
+def _open_elf(data: bytes):
+    """The object's ELF reader, once its header says x86-64 relocatable and every section lies inside it."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        elf["e_machine"]
+    except (ELFError, ValueError, KeyError) as e:
+        raise DecodeError(0, f"not an ELF object: {e}") from None
+    if elf["e_machine"] != "EM_X86_64" or elf["e_type"] != "ET_REL":
+        raise ObjectLoadError(f"not an x86-64 relocatable object ({elf['e_machine']}, {elf['e_type']})")
+    for index, section in enumerate(elf.iter_sections()):
+        header = section.header
+        if header["sh_type"] != "SHT_NOBITS" and header["sh_offset"] + header["sh_size"] > len(data):
+            raise ObjectLoadError(
+                f"section {index}: {header['sh_size']} bytes at offset {header['sh_offset']:#x} "
+                f"run past the end of the object ({len(data)} bytes)"
+            )
+    return elf
+
+
+def _place_sections(
+    elf,
+) -> tuple[bytearray, bytearray, bytearray | None, dict[int, tuple[bytearray, int, int]], dict[int, str]]:
     """Lay the loaded sections out: code after code, data after data, the stack map apart.
 
     Returns the code and data buffers, the stack map's bytes (or None), where each placed section
@@ -195,8 +217,10 @@ def _place_sections(elf) -> tuple[bytearray, bytearray, bytearray | None,
         if not flags & SHF_ALLOC or section["sh_type"] in ("SHT_X86_64_UNWIND",) or section.name == ".eh_frame":
             continue
         if section["sh_size"] > MAX_SECTION_SIZE:
-            raise ObjectLoadError(f"section {section.name or index} of {section['sh_size']} bytes is larger than "
-                                  f"the {MAX_SECTION_SIZE} bytes a loaded section may take")
+            raise ObjectLoadError(
+                f"section {section.name or index} of {section['sh_size']} bytes is larger than "
+                f"the {MAX_SECTION_SIZE} bytes a loaded section may take"
+            )
         body = bytes(section["sh_size"]) if section["sh_type"] == "SHT_NOBITS" else section.data()
         if flags & SHF_EXECINSTR:
             buffer, base = code, CODE_BASE
@@ -209,8 +233,9 @@ def _place_sections(elf) -> tuple[bytearray, bytearray, bytearray | None,
     return code, rw, stackmap_body, placed, names
 
 
-def _read_symbols(symtab, placed: dict[int, tuple[bytearray, int, int]]
-                  ) -> tuple[list[tuple[str, str, int | None]], dict[str, int]]:
+def _read_symbols(
+    symtab, placed: dict[int, tuple[bytearray, int, int]]
+) -> tuple[list[tuple[str, str, int | None]], dict[str, int]]:
     """Every symbol as (name, kind, address or None), and the defined functions' addresses."""
     symbols: list[tuple[str, str, int | None]] = []  # (name, kind, address or None)
     functions: dict[str, int] = {}
@@ -235,8 +260,7 @@ def _read_symbols(symtab, placed: dict[int, tuple[bytearray, int, int]]
     return symbols, functions
 
 
-def _relocate(section, buffer: bytearray, offset: int, address: int,
-              symbol_address: Callable[[int], int]) -> int:
+def _relocate(section, buffer: bytearray, offset: int, address: int, symbol_address: Callable[[int], int]) -> int:
     """Apply one RELA section's relocations to the section placed at ``buffer[offset:]`` (``address``).
 
     Returns how many were applied.

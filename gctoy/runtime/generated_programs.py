@@ -25,6 +25,8 @@ def generated_program(seed: int, size: int = SIZE) -> str:
     """The IR text of generated program ``seed`` (only the stored seeds and size)."""
     path = PROGRAMS / f"generated_{seed}_{size}.ll"
     if seed not in SEEDS or size != SIZE or not path.exists():
-        raise GCToyError(f"no stored generated program for seed {seed}, size {size} "
-                         f"(stored: seeds {', '.join(map(str, SEEDS))} at size {SIZE})")
+        raise GCToyError(
+            f"no stored generated program for seed {seed}, size {size} "
+            f"(stored: seeds {', '.join(map(str, SEEDS))} at size {SIZE})"
+        )
     return path.read_text(encoding="utf-8")

@@ -11,6 +11,7 @@
 
 Errors name the declaration's line when the module's source text is given.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,9 +66,11 @@ def check_runtime_declarations(module: Module, text: str | None = None, filename
         want = _expected(fn.name)
         if not _fits(fn.ftype, want):
             extra = " (any pointer result)" if isinstance(want.ret, PointerType) else ""
-            raise GuestABIError(f"@{fn.name} is declared as '{fn.ftype.render()}', but the runtime's {fn.name} "
-                                f"has type '{want.render()}'{extra}",
-                                function_line(text, filename, fn.name) or filename)
+            raise GuestABIError(
+                f"@{fn.name} is declared as '{fn.ftype.render()}', but the runtime's {fn.name} "
+                f"has type '{want.render()}'{extra}",
+                function_line(text, filename, fn.name) or filename,
+            )
 
 
 def check_entry(module: Module, entry: str, text: str | None = None, filename: str = "<input>") -> Function:
@@ -75,13 +78,19 @@ def check_entry(module: Module, entry: str, text: str | None = None, filename: s
     fn = next((f for f in module.functions if f.name == entry), None)
     where = function_line(text, filename, entry) or filename
     if fn is None:
-        raise GuestABIError(f"there is no function @{quote_name(entry)} to run (the entry must be defined "
-                            f"as 'define i64 @{quote_name(entry)}()')", filename)
+        raise GuestABIError(
+            f"there is no function @{quote_name(entry)} to run (the entry must be defined "
+            f"as 'define i64 @{quote_name(entry)}()')",
+            filename,
+        )
     if fn.is_declaration:
         raise GuestABIError(f"the entry function @{quote_name(entry)} is only declared; it must be defined", where)
     if fn.ftype != ENTRY_TYPE:
-        raise GuestABIError(f"the entry function @{quote_name(entry)} has type '{fn.ftype.render()}'; gctoy runs "
-                            f"an entry of type '{ENTRY_TYPE.render()}' (no parameters, an i64 result)", where)
+        raise GuestABIError(
+            f"the entry function @{quote_name(entry)} has type '{fn.ftype.render()}'; gctoy runs "
+            f"an entry of type '{ENTRY_TYPE.render()}' (no parameters, an i64 result)",
+            where,
+        )
     return fn
 
 

@@ -129,9 +129,7 @@ class Heap:
         check_shape(nfields, ptrmask)
         size = object_size(nfields)
         if self.top + size > self.space.end:
-            raise OutOfMemory(
-                f"gc_alloc({nfields}): {size} bytes do not fit ({self.used} of {self.space.size} used)"
-            )
+            raise OutOfMemory(f"gc_alloc({nfields}): {size} bytes do not fit ({self.used} of {self.space.size} used)")
         start = self.top
         self.machine.write(start, struct.pack("<QQ", ptrmask, header_word(nfields)) + bytes(WORD * nfields))
         self.top += size

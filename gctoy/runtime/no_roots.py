@@ -41,8 +41,10 @@ class Outcome:
     def describe(self) -> str:
         if self.error:
             return f"{self.label}: failed after printing {list(self.printed)}: {self.error}"
-        return (f"{self.label}: printed {list(self.printed)}, returned {self.result}; {self.collections} "
-                f"collection(s) copied {self.objects_copied} object(s)")
+        return (
+            f"{self.label}: printed {list(self.printed)}, returned {self.result}; {self.collections} "
+            f"collection(s) copied {self.objects_copied} object(s)"
+        )
 
 
 def _run(module, roots_kind: str, max_instructions: int) -> Outcome:
@@ -58,12 +60,14 @@ def _run(module, roots_kind: str, max_instructions: int) -> Outcome:
     with Runtime(loaded, gc="semispace", stress=False, verify=False, roots=roots) as runtime:
         try:
             done = runtime.run("main", max_instructions=max_instructions, max_seconds=10.0)
-            return Outcome(label, tuple(done.printed), done.result, done.stats.collections,
-                           done.stats.gc.objects_copied, None)
+            return Outcome(
+                label, tuple(done.printed), done.result, done.stats.collections, done.stats.gc.objects_copied, None
+            )
         except GCToyError as error:
             first = str(error).splitlines()[0]
-            return Outcome(label, tuple(runtime.printed), None, runtime.stats.collections,
-                           runtime.stats.gc.objects_copied, first)
+            return Outcome(
+                label, tuple(runtime.printed), None, runtime.stats.collections, runtime.stats.gc.objects_copied, first
+            )
 
 
 def with_and_without_stack_map(program, max_instructions: int = 1_000_000) -> tuple[Outcome, Outcome]:

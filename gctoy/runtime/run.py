@@ -86,8 +86,10 @@ class StackMapRoots:
 
     def _sites(self) -> SiteTable:
         if self.sites is None:
-            raise StackWalkError("the program has no stack map (no function with gc \"statepoint-example\" has a "
-                                 "statepoint), so the collector cannot find its roots")
+            raise StackWalkError(
+                'the program has no stack map (no function with gc "statepoint-example" has a '
+                "statepoint), so the collector cannot find its roots"
+            )
         return self.sites
 
 
@@ -123,8 +125,12 @@ class RunStats:
             f"allocated: {self.objects_allocated} objects / {self.bytes_allocated} bytes, "
             f"collections: {g.collections}, copied: {g.objects_copied} objects / {g.bytes_copied} bytes, "
             f"slots rewritten: {g.slots_moved}"
-            + (f", collection records dropped: {self.records_dropped} (the last {g.collections - self.records_dropped}"
-               f" kept)" if self.records_dropped else "")
+            + (
+                f", collection records dropped: {self.records_dropped} (the last {g.collections - self.records_dropped}"
+                f" kept)"
+                if self.records_dropped
+                else ""
+            )
         )
 
 
@@ -167,8 +173,10 @@ class Runtime(MachineOwner):
         self.collections = CollectionLog()
         self.stats = RunStats(gc=self.collector.stats)
         for name, fn in (
-            ("gc_alloc", self._gc_alloc), ("do_safepoint", self._do_safepoint),
-            ("gc_collect", self._gc_collect), ("print_i64", self._print_i64),
+            ("gc_alloc", self._gc_alloc),
+            ("do_safepoint", self._do_safepoint),
+            ("gc_collect", self._gc_collect),
+            ("print_i64", self._print_i64),
         ):
             self.machine.register_native(name, fn)
 
@@ -229,8 +237,12 @@ class Runtime(MachineOwner):
 
     # ------------------------------------------------------------ running
 
-    def run(self, entry: str = "main", max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
-            max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
+    def run(
+        self,
+        entry: str = "main",
+        max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
+        max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    ) -> RunResult:
         """Call ``entry`` within the budget (instructions and wall-clock seconds, None: unbounded)."""
         self.machine.start_budget(max_instructions, max_seconds)
         try:
@@ -249,12 +261,19 @@ def allocate(heap: Heap, nfields: int, ptrmask: int, collected: bool, gc: GCMode
     except OutOfMemory:
         size, space = object_size(nfields), heap.space.size
         if collected:
-            raise OutOfMemory(f"heap exhausted: {heap.used} live bytes and a new object of {size} bytes "
-                              f"(gc_alloc({nfields})) do not fit in a semispace of {space} bytes") from None
-        why = ("--gc none never collects" if gc == "none" else
-               "no collection could run here: the call of @gc_alloc is not a statepoint")
-        raise OutOfMemory(f"heap exhausted: {heap.used} allocated bytes and a new object of {size} bytes "
-                          f"(gc_alloc({nfields})) do not fit in a semispace of {space} bytes ({why})") from None
+            raise OutOfMemory(
+                f"heap exhausted: {heap.used} live bytes and a new object of {size} bytes "
+                f"(gc_alloc({nfields})) do not fit in a semispace of {space} bytes"
+            ) from None
+        why = (
+            "--gc none never collects"
+            if gc == "none"
+            else "no collection could run here: the call of @gc_alloc is not a statepoint"
+        )
+        raise OutOfMemory(
+            f"heap exhausted: {heap.used} allocated bytes and a new object of {size} bytes "
+            f"(gc_alloc({nfields})) do not fit in a semispace of {space} bytes ({why})"
+        ) from None
 
 
 def run_object(
@@ -321,11 +340,15 @@ def run_module(
     """Compile a statepoint-IR module with gctoy's lowering and run it under the collector."""
     loaded = load_compiled(module, regalloc, gc_registers)
     roots = None
-    if (loaded.stackmap is None and ROOT_CHAIN not in loaded.image.symbols
-            and any(f.gc == "shadow-stack" for f in module.definitions())):
+    if (
+        loaded.stackmap is None
+        and ROOT_CHAIN not in loaded.image.symbols
+        and any(f.gc == "shadow-stack" for f in module.definitions())
+    ):
         roots = ShadowStackRoots(None)  # lowered for a shadow stack, but no function has a root: no chain
-    with Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size,
-                 on_collect=on_collect, roots=roots) as runtime:
+    with Runtime(
+        loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, on_collect=on_collect, roots=roots
+    ) as runtime:
         return runtime.run(entry, max_instructions=max_instructions, max_seconds=max_seconds)
 
 
@@ -333,9 +356,11 @@ def trace_collection(runtime: Runtime, done: Collection) -> str:
     """One line about a collection, for ``gctoy run --trace``."""
     pc = runtime.machine.read_u64(runtime.machine.sp)
     moved = sum(1 for _, old, new in done.roots if old != new)
-    return (f"collection {done.index} at return address {pc:#x}: {len(done.roots)} root slots "
-            f"({moved} moved), {len(done.derived)} derived, {done.objects_copied} objects / "
-            f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}")
+    return (
+        f"collection {done.index} at return address {pc:#x}: {len(done.roots)} root slots "
+        f"({moved} moved), {len(done.derived)} derived, {done.objects_copied} objects / "
+        f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}"
+    )
 
 
 #: gc strategies under which gctoy's x86-64 lowering gives the collector a way to find roots
@@ -352,12 +377,15 @@ def gc_strategy_warning(module) -> str | None:
     from gctoy.ir.instructions import CallBase
 
     def calls_out(fn) -> bool:
-        return any(isinstance(i, CallBase) and not getattr(i.callee, "name", "").startswith("llvm.")
-                   for i in fn.instructions())
+        return any(
+            isinstance(i, CallBase) and not getattr(i.callee, "name", "").startswith("llvm.") for i in fn.instructions()
+        )
 
     plain = [f"@{f.name}" for f in module.definitions() if f.gc not in COLLECTING_STRATEGIES and calls_out(f)]
     if not plain:
         return None
     has, its, it_is = ("has", "its", "it is") if len(plain) == 1 else ("have", "their", "they are")
-    return (f"{', '.join(plain)} {has} no gc \"statepoint-example\" attribute: {its} calls are not statepoints, "
-            f"so the collector cannot run while {it_is} on the stack (add gc \"statepoint-example\" to the definition)")
+    return (
+        f'{", ".join(plain)} {has} no gc "statepoint-example" attribute: {its} calls are not statepoints, '
+        f'so the collector cannot run while {it_is} on the stack (add gc "statepoint-example" to the definition)'
+    )

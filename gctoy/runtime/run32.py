@@ -103,8 +103,9 @@ def _signed64(value: int) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
-def register_jit32_native(machine: Machine, name: str, params: tuple[Type, ...], result: Type | None,
-                          fn: Callable[..., int | None]) -> int:
+def register_jit32_native(
+    machine: Machine, name: str, params: tuple[Type, ...], result: Type | None, fn: Callable[..., int | None]
+) -> int:
     """Serve ``name`` with ``fn(*values)`` under the JIT32 convention of gctoy's x86-32 code generator."""
     places, size = place_arguments(list(params))
     words = size // 4
@@ -147,8 +148,14 @@ def enter32(machine: Machine, function: str | int, params: list[Type], values: l
     machine.sp = sp
 
 
-def call32(machine: Machine, function: str, params: list[Type], values: list[int], result: Type | None = I64,
-           max_instructions: int | None = 50_000_000) -> int:
+def call32(
+    machine: Machine,
+    function: str,
+    params: list[Type],
+    values: list[int],
+    result: Type | None = I64,
+    max_instructions: int | None = 50_000_000,
+) -> int:
     """Run ``function(*values)`` to its return; the unsigned result (EDX:EAX for an i64)."""
     from gctoy.emu import StopReason
     from gctoy.errors import EmulationFault
@@ -186,15 +193,21 @@ class Runtime32(MachineOwner):
             raise Runtime32Error("a collecting x86-32 runtime needs a root finder (stackwalk32.GCInfoRoots)")
         unknown = [n for n in self.compiled.natives if n not in NATIVE_SIGNATURES]
         if unknown:
-            raise Runtime32Error(f"the program calls {', '.join(unknown)}, which the runtime does not provide "
-                                 f"(it provides {', '.join(RUNTIME_ENTRIES)})")
+            raise Runtime32Error(
+                f"the program calls {', '.join(unknown)}, which the runtime does not provide "
+                f"(it provides {', '.join(RUNTIME_ENTRIES)})"
+            )
         self.machine = Machine(self.compiled.image, convention="jit32", heap_size=2 * self.semispace_size)
         self.heap = Heap(self.machine, self.semispace_size)
         self.collector = Collector(self.heap)
         self.stats = RunStats(gc=self.collector.stats)
-        serve: dict[str, Callable[..., int | None]] = {"gc_alloc": self._gc_alloc, "do_safepoint": self._do_safepoint,
-                 "gc_collect": self._gc_collect, "print_i64": self._print_i64,
-                 **{name: self._divider(op) for op, name in DIV_HELPERS.items()}}
+        serve: dict[str, Callable[..., int | None]] = {
+            "gc_alloc": self._gc_alloc,
+            "do_safepoint": self._do_safepoint,
+            "gc_collect": self._gc_collect,
+            "print_i64": self._print_i64,
+            **{name: self._divider(op) for op, name in DIV_HELPERS.items()},
+        }
         for name in self.compiled.natives:
             params, result = NATIVE_SIGNATURES[name]
             register_jit32_native(self.machine, name, params, result, serve[name])
@@ -279,8 +292,13 @@ class Runtime32(MachineOwner):
 
     # ------------------------------------------------------------ running
 
-    def run(self, entry: str = "main", max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
-            interrupt_every: int | None = None, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
+    def run(
+        self,
+        entry: str = "main",
+        max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
+        interrupt_every: int | None = None,
+        max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    ) -> RunResult:
         """Call ``entry`` (no arguments, i64 result) and give what it printed and returned.
 
         ``interrupt_every``: stop the guest after every that many instructions, wherever it is,
@@ -310,8 +328,9 @@ class Runtime32(MachineOwner):
         self.hijack_stub: int | None = None
         if self.gc != "none":
             self._suspendable_roots()
-            self.hijack_stub = self.machine.register_native(HIJACK_NATIVE, self._on_hijack, nargs=2,
-                                                            convention="jit32", signed_args=False)
+            self.hijack_stub = self.machine.register_native(
+                HIJACK_NATIVE, self._on_hijack, nargs=2, convention="jit32", signed_args=False
+            )
         enter32(self.machine, entry, [], [])
         start = self.machine.instructions
         while True:
@@ -319,8 +338,9 @@ class Runtime32(MachineOwner):
             if max_instructions is not None:
                 step = min(every, max_instructions - (self.machine.instructions - start))
                 if step <= 0:
-                    raise EmulationFault(f"{entry} did not return within {max_instructions} instructions",
-                                         self.machine.pc)
+                    raise EmulationFault(
+                        f"{entry} did not return within {max_instructions} instructions", self.machine.pc
+                    )
             stop = self.machine.run(max_instructions=step)
             if stop.reason is StopReason.RETURNED:
                 return (self.machine.reg("edx") << 32) | self.machine.reg("eax")
@@ -372,8 +392,9 @@ class Runtime32(MachineOwner):
                 return "resumed"
 
             def walk() -> tuple[list[Slot], list[Slot]]:
-                frames = walk_from(machine, methods, pc, machine.sp, machine.reg("ebp"), active=True,
-                                   hijacked=roots.hijacked)
+                frames = walk_from(
+                    machine, methods, pc, machine.sp, machine.reg("ebp"), active=True, hijacked=roots.hijacked
+                )
                 return roots_of32(frames)
 
             slots, interior = walk()
@@ -388,8 +409,9 @@ class Runtime32(MachineOwner):
     def _suspendable_roots(self) -> SuspendableRoots32:
         """The root finder, which must walk from wherever the guest stopped."""
         if not isinstance(self.roots, SuspendableRoots32):
-            raise Runtime32Error("stopping the guest anywhere needs a root finder that walks from any pc "
-                                 "(stackwalk32.GCInfoRoots)")
+            raise Runtime32Error(
+                "stopping the guest anywhere needs a root finder that walks from any pc (stackwalk32.GCInfoRoots)"
+            )
         return self.roots
 
     def _on_hijack(self, _ecx: int, _edx: int) -> int:
@@ -405,8 +427,17 @@ class Runtime32(MachineOwner):
         sp = machine.sp
 
         def walk() -> tuple[list[Slot], list[Slot]]:
-            slots, interior = roots_of32(walk_from(machine, roots.methods(machine), original, sp,
-                                                   machine.reg("ebp"), active=False, hijacked=roots.hijacked))
+            slots, interior = roots_of32(
+                walk_from(
+                    machine,
+                    roots.methods(machine),
+                    original,
+                    sp,
+                    machine.reg("ebp"),
+                    active=False,
+                    hijacked=roots.hijacked,
+                )
+            )
             role = RETURN_KIND_ROOTS.get(kind)
             if role == "object":
                 slots.append("eax")
@@ -422,12 +453,20 @@ class Runtime32(MachineOwner):
         return machine.reg("eax")
 
 
-def run_module32(module, gc: GCMode = "none", stress: bool = False, verify: bool = False, entry: str = "main",
-                 frame: str = "auto", interruptible: str = "auto", semispace_size: int = DEFAULT_SEMISPACE,
-                 max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
-                 on_collect: Callable[[Runtime32, Collection], None] | None = None,
-                 gc_registers: int | bool = DEFAULT_HOMES,
-                 max_seconds: float | None = DEFAULT_MAX_SECONDS) -> RunResult:
+def run_module32(
+    module,
+    gc: GCMode = "none",
+    stress: bool = False,
+    verify: bool = False,
+    entry: str = "main",
+    frame: str = "auto",
+    interruptible: str = "auto",
+    semispace_size: int = DEFAULT_SEMISPACE,
+    max_instructions: int | None = DEFAULT_MAX_INSTRUCTIONS,
+    on_collect: Callable[[Runtime32, Collection], None] | None = None,
+    gc_registers: int | bool = DEFAULT_HOMES,
+    max_seconds: float | None = DEFAULT_MAX_SECONDS,
+) -> RunResult:
     """Compile an abstract-machine IR module to x86-32 and run it (``gc="semispace"`` walks GC info;
     ``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     if gc == "none":
@@ -436,10 +475,12 @@ def run_module32(module, gc: GCMode = "none", stress: bool = False, verify: bool
     else:
         from gctoy.runtime.stackwalk32 import compile_with_gcinfo
 
-        compiled, roots = compile_with_gcinfo(module, frame=frame, interruptible=interruptible,
-                                              gc_registers=gc_registers)
-    with Runtime32(compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots,
-                   on_collect=on_collect) as runtime:
+        compiled, roots = compile_with_gcinfo(
+            module, frame=frame, interruptible=interruptible, gc_registers=gc_registers
+        )
+    with Runtime32(
+        compiled, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size, roots=roots, on_collect=on_collect
+    ) as runtime:
         return runtime.run(entry, max_instructions, max_seconds=max_seconds)
 
 
@@ -448,6 +489,8 @@ def trace_collection32(runtime: Runtime32, done: Collection) -> str:
     pc = runtime.machine.read_u32(runtime.machine.sp)
     moved = sum(1 for _, old, new in done.roots if old != new)
     slots = len(done.roots) - len(done.derived)  # each interior slot brought one scratch base word
-    return (f"collection {done.index} at return address {pc:#x}: {slots} object slots "
-            f"({moved} moved), {len(done.derived)} interior, {done.objects_copied} objects / "
-            f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}")
+    return (
+        f"collection {done.index} at return address {pc:#x}: {slots} object slots "
+        f"({moved} moved), {len(done.derived)} interior, {done.objects_copied} objects / "
+        f"{done.bytes_copied} bytes copied to {done.to_space[0]:#x}"
+    )

@@ -76,7 +76,7 @@ class ShadowStackEntry:
 
 def frame_map_names(symbols: dict[str, int]) -> dict[int, str]:
     """FrameMap address -> function name, from ``__gc_<F>`` symbols."""
-    return {a: n[len(FRAME_MAP_PREFIX):] for n, a in symbols.items() if n.startswith(FRAME_MAP_PREFIX)}
+    return {a: n[len(FRAME_MAP_PREFIX) :] for n, a in symbols.items() if n.startswith(FRAME_MAP_PREFIX)}
 
 
 def _read(machine, address: int, size: int, what: str) -> bytes:
@@ -204,9 +204,10 @@ def has_gcroots(module) -> bool:
     """Whether some ``gc "shadow-stack"`` function still calls ``@llvm.gcroot`` (is not lowered yet)."""
     from gctoy.ir.instructions import Call
 
-    return any(f.gc == "shadow-stack" and any(isinstance(i, Call) and i.callee_name == "llvm.gcroot"
-                                               for i in f.instructions())
-               for f in module.definitions())
+    return any(
+        f.gc == "shadow-stack" and any(isinstance(i, Call) and i.callee_name == "llvm.gcroot" for i in f.instructions())
+        for f in module.definitions()
+    )
 
 
 def lower_for_shadow_stack(module, convert_statepoints: bool = True):
@@ -234,8 +235,10 @@ def format_chain(chain: list[ShadowStackEntry]) -> str:
     """The chain as text, one entry per paragraph (innermost first)."""
     lines = []
     for depth, e in enumerate(chain):
-        lines.append(f"#{depth} {e.function}: StackEntry {e.address:#x} -> next {e.next:#x}, "
-                     f"FrameMap {e.frame_map:#x} {{NumRoots {e.num_roots}, NumMeta {e.num_meta}}}")
+        lines.append(
+            f"#{depth} {e.function}: StackEntry {e.address:#x} -> next {e.next:#x}, "
+            f"FrameMap {e.frame_map:#x} {{NumRoots {e.num_roots}, NumMeta {e.num_meta}}}"
+        )
         for i, (slot, value) in enumerate(zip(e.roots, e.values)):
             lines.append(f"    root {i} at {slot:#x} = {value:#x} (meta {e.root_meta(i):#x})")
     return "\n".join(lines)

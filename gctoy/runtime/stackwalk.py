@@ -62,7 +62,14 @@ from gctoy.stackmap.format import DYNAMIC_STACK_SIZE
 DWARF_RSP = 7
 DWARF_RBP = 6
 DWARF_NAMES = {
-    0: "rax", 1: "rdx", 2: "rcx", 3: "rbx", 4: "rsi", 5: "rdi", 6: "rbp", 7: "rsp",
+    0: "rax",
+    1: "rdx",
+    2: "rcx",
+    3: "rbx",
+    4: "rsi",
+    5: "rdi",
+    6: "rbp",
+    7: "rsp",
     **{n: f"r{n}" for n in range(8, 16)},
 }
 MAX_FRAMES = 100_000
@@ -153,9 +160,7 @@ class RegisterContext:
             raise StackWalkError(f"{where}: CFA rule the walker cannot follow (register {row.cfa_register})")
         expected = sp + site.function.stack_size + 8
         if cfa != expected:
-            raise StackWalkError(
-                f"{where}: CFI gives CFA {cfa:#x}, the stack map's stack size gives {expected:#x}"
-            )
+            raise StackWalkError(f"{where}: CFI gives CFA {cfa:#x}, the stack map's stack size gives {expected:#x}")
         for reg, offset in row.saved:
             name = CALLEE_SAVED[reg]
             self.slots[name] = cfa + offset
@@ -253,8 +258,10 @@ def walk(machine, table: SiteTable) -> list[Frame]:
         context.unwind(machine, site, sp, table.unwind, ra)
         ra_slot = sp + site.function.stack_size
         if not sp <= ra_slot <= STACK_TOP - 8:
-            raise StackWalkError(f"{site.name}: stack size {site.function.stack_size} takes the walk to {ra_slot:#x}, "
-                                 f"past the top of the stack ({STACK_TOP:#x})")
+            raise StackWalkError(
+                f"{site.name}: stack size {site.function.stack_size} takes the walk to {ra_slot:#x}, "
+                f"past the top of the stack ({STACK_TOP:#x})"
+            )
         if len(frames) > MAX_FRAMES:
             raise StackWalkError(f"more than {MAX_FRAMES} frames: the chain of return addresses loops")
 

@@ -152,12 +152,22 @@ def walk32(machine: Machine, methods: MethodTable, hijacked: dict[int, int] | No
     guest is stopped in a native stub (``hijacked``: return-address slot -> the address it had)."""
     esp = machine.sp
     ret = machine.read_u32(esp)
-    return walk_from(machine, methods, ret, esp + 4 + _stub_arg_bytes(machine), machine.reg("ebp"),
-                     active=False, hijacked=hijacked)
+    return walk_from(
+        machine, methods, ret, esp + 4 + _stub_arg_bytes(machine), machine.reg("ebp"), active=False, hijacked=hijacked
+    )
 
 
-def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: int, *, active: bool,
-              hijacked: dict[int, int] | None = None, registers: dict[str, Slot] | None = None) -> list[WalkedFrame]:
+def walk_from(
+    machine: Machine,
+    methods: MethodTable,
+    pc: int,
+    esp: int,
+    ebp: int,
+    *,
+    active: bool,
+    hijacked: dict[int, int] | None = None,
+    registers: dict[str, Slot] | None = None,
+) -> list[WalkedFrame]:
     """Walk from a frame at ``pc`` with ESP/EBP as given there: the innermost frame is the active one
     (stopped at ``pc`` itself) if ``active``, else a caller stopped at the return address ``pc``.
 
@@ -179,8 +189,7 @@ def walk_from(machine: Machine, methods: MethodTable, pc: int, esp: int, ebp: in
         values = {reg.upper(): read_slot(machine, at) for reg, at in display.items()}
         if active:
             values.update({reg.upper(): machine.reg(reg) for reg in ("eax", "ecx", "edx")})
-        refs = gc_refs_at(blob, offset, active_frame=active, regs=values, esp=esp, ebp=ebp,
-                          read_dword=machine.read_u32)
+        refs = gc_refs_at(blob, offset, active_frame=active, regs=values, esp=esp, ebp=ebp, read_dword=machine.read_u32)
         frames.append(WalkedFrame(start, offset, esp, ebp, tuple(refs), tuple(display.items())))
         hdr = decoded_method(blob).info.header
         if hdr.ebp_frame:
@@ -271,13 +280,15 @@ def collect_with_interior(collector: Collector, slots: list[Slot], interior: lis
     return collector.collect(slots, derived)
 
 
-def compile_with_gcinfo(module, frame: str = "auto", interruptible: str = "auto",
-                        gc_registers: int | bool = DEFAULT_HOMES):
+def compile_with_gcinfo(
+    module, frame: str = "auto", interruptible: str = "auto", gc_registers: int | bool = DEFAULT_HOMES
+):
     """Lower an abstract-machine IR module to x86-32 with its GC info in the image; and its root finder
     (``gc_registers``: GC pointers in callee-saved registers across calls, see compile_module32)."""
     from gctoy.codegen.gcinfo32 import with_gcinfo
     from gctoy.codegen.x86_32 import compile_module32
 
-    compiled, _ = with_gcinfo(compile_module32(module, frame=frame, interruptible=interruptible,
-                                               gc_registers=gc_registers))
+    compiled, _ = with_gcinfo(
+        compile_module32(module, frame=frame, interruptible=interruptible, gc_registers=gc_registers)
+    )
     return compiled, GCInfoRoots()

@@ -46,9 +46,28 @@ from gctoy.runtime.trace_views import (
 )
 
 __all__ = [
-    "DEFAULT_RS4GC", "LIST3", "WORD", "CollectionView", "DisasmLine", "FocusWindow", "FrameView", "GCPair",
-    "HeapObject", "HeapView", "MachineState", "SlotUpdate", "StackWord", "StatepointSite", "Trace", "TraceError",
-    "TraceStepper", "cheney_forwarding", "collection_view", "focus_window", "prepare_module", "record_trace",
+    "DEFAULT_RS4GC",
+    "LIST3",
+    "WORD",
+    "CollectionView",
+    "DisasmLine",
+    "FocusWindow",
+    "FrameView",
+    "GCPair",
+    "HeapObject",
+    "HeapView",
+    "MachineState",
+    "SlotUpdate",
+    "StackWord",
+    "StatepointSite",
+    "Trace",
+    "TraceError",
+    "TraceStepper",
+    "cheney_forwarding",
+    "collection_view",
+    "focus_window",
+    "prepare_module",
+    "record_trace",
     "statepoint_sites",
 ]
 
@@ -128,8 +147,15 @@ def statepoint_sites(runtime: Runtime, code: TraceCode) -> list[StatepointSite]:
         call = code.call_before(ra)
         fn = code.function_at(ra)
         pairs = frame_slots(runtime.machine, site, 0, innermost=True)[0]
-        sites.append(StatepointSite(label, fn.name, ra, code.callee_of(call) if call else "?", tuple(
-            (code.slot_text(b, 0, fn.name), code.slot_text(d, 0, fn.name)) for b, d in pairs)))
+        sites.append(
+            StatepointSite(
+                label,
+                fn.name,
+                ra,
+                code.callee_of(call) if call else "?",
+                tuple((code.slot_text(b, 0, fn.name), code.slot_text(d, 0, fn.name)) for b, d in pairs),
+            )
+        )
     return sites
 
 
@@ -144,8 +170,9 @@ class FocusWindow:
     steps_after: int  # instructions stepped after the return address
 
 
-def focus_window(code: TraceCode, sites: list[StatepointSite], focus: str | None,
-                 steps_before: int, steps_after: int) -> FocusWindow:
+def focus_window(
+    code: TraceCode, sites: list[StatepointSite], focus: str | None, steps_before: int, steps_after: int
+) -> FocusWindow:
     """The window around statepoint ``focus`` (default: the first that calls gc_collect, else the first).
 
     It never starts inside the function's prologue, whose length the code generator reports
@@ -218,8 +245,11 @@ class TraceStepper:
         m, code, rec, runtime = self.m, self.code, self.rec, self.runtime
         label = code.statepoint_label.get(m.read_u64(m.sp), "?")
         nfr = len(walk(m, code.table))
-        rec.snap("safepoint", f"{label}: call {name}; the runtime has control, {nfr} compiled "
-                              f"frame{'s' if nfr != 1 else ''} on the stack, nothing has moved yet")
+        rec.snap(
+            "safepoint",
+            f"{label}: call {name}; the runtime has control, {nfr} compiled "
+            f"frame{'s' if nfr != 1 else ''} on the stack, nothing has moved yet",
+        )
         before = rec.states[-1].heap
         count = len(runtime.collections)
         m.step()  # the stub's int3: the native runs here (and may collect)
@@ -229,10 +259,13 @@ class TraceStepper:
             view = collection_view(done, before, lambda s: code.slot_in_frames(s, frames))
             moved = sum(u.old != u.new for u in view.roots + view.derived)
             copies = done.objects_copied
-            rec.snap("collected", f"collection #{done.index} inside {name}: {copies} "
-                                  f"object{'s' if copies != 1 else ''} copied ({done.bytes_copied} bytes), "
-                                  f"{moved} slot{'s' if moved != 1 else ''} rewritten",
-                     collection=view)
+            rec.snap(
+                "collected",
+                f"collection #{done.index} inside {name}: {copies} "
+                f"object{'s' if copies != 1 else ''} copied ({done.bytes_copied} bytes), "
+                f"{moved} slot{'s' if moved != 1 else ''} rewritten",
+                collection=view,
+            )
         elif self.stepping:
             rec.snap("step", f"{name} is done (no collection); the stub's ret is next")
 
@@ -252,9 +285,11 @@ class TraceStepper:
             m.remove_breakpoint(window.start)
             self.stepping = self.window_done = True
             n = window.steps_before
-            self.rec.snap("step", f"{n} instruction{'s' if n != 1 else ''} before the call of "
-                                  f"{window.label}: single-stepping from here",
-                          focus_ra=window.return_address)
+            self.rec.snap(
+                "step",
+                f"{n} instruction{'s' if n != 1 else ''} before the call of {window.label}: single-stepping from here",
+                focus_ra=window.return_address,
+            )
             return False
         return True
 
@@ -272,8 +307,11 @@ class TraceStepper:
         self.rec.snap("step", title, focus_ra=window.return_address)
         if self.after_left == 0:
             self.stepping = False
-        elif (insn is not None and insn.mnemonic in CALL_MNEMONICS
-              and code.callee_of(insn) not in self.stub_names.values()):
+        elif (
+            insn is not None
+            and insn.mnemonic in CALL_MNEMONICS
+            and code.callee_of(insn) not in self.stub_names.values()
+        ):
             # a call of compiled code inside the window: run it at full speed, resume stepping on return
             self.step_over = (insn.address + insn.size, self.m.sp)
             self.m.add_breakpoint(self.step_over[0])
@@ -325,6 +363,13 @@ def record_trace(
         recorder = Recorder(runtime, code, radius, max_states)
         result = TraceStepper(runtime, code, recorder, window).run(entry, max_instructions, max_seconds)
         return Trace(
-            tuple(recorder.states), tuple(runtime.printed), result, runtime.stats.collections,
-            runtime.stats.summary(), print_module(module), compiled.asm_text, tuple(sites), window.label,
+            tuple(recorder.states),
+            tuple(runtime.printed),
+            result,
+            runtime.stats.collections,
+            runtime.stats.summary(),
+            print_module(module),
+            compiled.asm_text,
+            tuple(sites),
+            window.label,
         )

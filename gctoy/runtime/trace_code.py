@@ -127,9 +127,15 @@ class TraceCode:
         for insn in self.insns[max(0, k - radius) : k + radius + 1]:
             nxt = insn.address + insn.size
             is_call = insn.mnemonic in CALL_MNEMONICS
-            lines.append(DisasmLine(
-                insn.address, insn.bytes.hex(" "), insn.text, tuple(self.labels.get(insn.address, ())),
-                marker if insn.address == center else "", self.statepoint_label.get(nxt) if is_call else None,
-                self.callee_of(insn) if is_call else None,
-            ))
+            lines.append(
+                DisasmLine(
+                    insn.address,
+                    insn.bytes.hex(" "),
+                    insn.text,
+                    tuple(self.labels.get(insn.address, ())),
+                    marker if insn.address == center else "",
+                    self.statepoint_label.get(nxt) if is_call else None,
+                    self.callee_of(insn) if is_call else None,
+                )
+            )
         return tuple(lines)

@@ -41,19 +41,22 @@ class Recorder:
 
     # ---- frames
 
-    def _frame_view(self, function: str, sp: int, stack_size: int, record: str | None,
-                    pairs: tuple) -> FrameView:
+    def _frame_view(self, function: str, sp: int, stack_size: int, record: str | None, pairs: tuple) -> FrameView:
         roles: dict[int, list[str]] = {}
         gc_pairs = []
         for k, (base, derived) in enumerate(pairs):
             for slot, role in ((base, "base"), (derived, "derived")):
                 if isinstance(slot, int):
                     roles.setdefault(slot, []).append(f"{role} of pair {k}")
-            gc_pairs.append(GCPair(
-                k, self.code.slot_text(base, sp, function), self.code.slot_text(derived, sp, function),
-                None if base is None else read_slot(self.m, base),
-                None if derived is None else read_slot(self.m, derived),
-            ))
+            gc_pairs.append(
+                GCPair(
+                    k,
+                    self.code.slot_text(base, sp, function),
+                    self.code.slot_text(derived, sp, function),
+                    None if base is None else read_slot(self.m, base),
+                    None if derived is None else read_slot(self.m, derived),
+                )
+            )
         names = self.code.slot_names.get(function, {})
         words = []
         for address in range(sp, sp + stack_size + WORD, WORD):
@@ -61,8 +64,16 @@ class Recorder:
             value = self.m.read_u64(address)
             name = "return address" if off == stack_size else names.get(off, "")
             before = self.prev_words.get(address)
-            words.append(StackWord(address, off, value, name, tuple(roles.get(address, ())),
-                                   before if before is not None and before != value else None))
+            words.append(
+                StackWord(
+                    address,
+                    off,
+                    value,
+                    name,
+                    tuple(roles.get(address, ())),
+                    before if before is not None and before != value else None,
+                )
+            )
         return FrameView(function, sp, stack_size, record, tuple(gc_pairs), tuple(words))
 
     def _frames(self, focus_ra: int | None) -> tuple[FrameView | None, tuple[FrameView, ...]]:
@@ -72,8 +83,13 @@ class Recorder:
         if STUB_BASE <= pc < STUB_BASE + STUB_PAGE_SIZE:
             frames = walk(m, code.table)
             views = [
-                self._frame_view(fr.site.name, fr.sp, fr.site.function.stack_size,
-                                 code.statepoint_label.get(fr.return_address), fr.pairs)
+                self._frame_view(
+                    fr.site.name,
+                    fr.sp,
+                    fr.site.function.stack_size,
+                    code.statepoint_label.get(fr.return_address),
+                    fr.pairs,
+                )
                 for fr in frames
             ]
             return (views[0] if views else None), tuple(views[1:])
@@ -118,8 +134,12 @@ class Recorder:
                 self.names[obj] = self._name()
             objects.append(HeapObject(self.names[obj], obj, n, mask, tuple(fields), copied_from.get(obj)))
         other = heap.other
-        return HeapView((heap.space.base, heap.top), (other.base, other.end), tuple(objects),
-                        self._poisoned_prefix(other.base, other.end))
+        return HeapView(
+            (heap.space.base, heap.top),
+            (other.base, other.end),
+            tuple(objects),
+            self._poisoned_prefix(other.base, other.end),
+        )
 
     def _poisoned_prefix(self, base: int, end: int, chunk: int = 0x1000) -> int:
         """How many bytes from ``base`` hold nothing but the poison word (read a page at a time)."""
@@ -134,8 +154,9 @@ class Recorder:
 
     # ---- one snapshot
 
-    def snap(self, kind: StateKind, title: str, *, focus_ra: int | None = None,
-             collection: CollectionView | None = None) -> MachineState:
+    def snap(
+        self, kind: StateKind, title: str, *, focus_ra: int | None = None, collection: CollectionView | None = None
+    ) -> MachineState:
         """Record the machine as it is now (``focus_ra``: name the GC slots of that statepoint's record)."""
         if len(self.states) >= self.max_states:
             raise TraceError(f"more than {self.max_states} states: narrow the focus window or the program")
@@ -159,8 +180,20 @@ class Recorder:
         changed = tuple(r for r, v in regs.items() if r in self.prev_regs and self.prev_regs[r] != v)
         frame, outer = self._frames(focus_ra)
         state = MachineState(
-            len(self.states), kind, title, pc, where, runtime_call, m.instructions, disasm,
-            tuple(regs.items()), changed, frame, outer, self._heap_view(collection), collection,
+            len(self.states),
+            kind,
+            title,
+            pc,
+            where,
+            runtime_call,
+            m.instructions,
+            disasm,
+            tuple(regs.items()),
+            changed,
+            frame,
+            outer,
+            self._heap_view(collection),
+            collection,
             tuple(self.rt.printed),
         )
         self.states.append(state)
@@ -209,13 +242,18 @@ def collection_view(done: Collection, before: HeapView, describe: Callable[[Slot
     names = {o.address: o.name for o in before.objects}
     for slot, old, new in done.roots:
         if moved.get(old, old) != new:
-            raise TraceError(f"the collector moved root {describe(slot)} to {new:#x}; Cheney's order gives "
-                             f"{moved.get(old, old):#x}")
+            raise TraceError(
+                f"the collector moved root {describe(slot)} to {new:#x}; Cheney's order gives {moved.get(old, old):#x}"
+            )
     garbage = tuple((o.name, o.address) for o in before.objects if o.address not in moved)
     return CollectionView(
         done.index,
         tuple(SlotUpdate(describe(s), old, new) for s, old, new in done.roots),
         tuple(SlotUpdate(describe(s), old, new) for s, old, new in done.derived),
-        tuple((names[old], old, new) for old, new in forwarding), garbage, done.objects_copied, done.bytes_copied,
-        done.from_space, done.to_space,
+        tuple((names[old], old, new) for old, new in forwarding),
+        garbage,
+        done.objects_copied,
+        done.bytes_copied,
+        done.from_space,
+        done.to_space,
     )

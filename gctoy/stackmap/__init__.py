@@ -13,7 +13,21 @@ from .format import (
 from .readobj import format_file_header, format_location, format_stackmap
 
 __all__ = [
-    "LiveOut", "Location", "LocationKind", "MissingStackMapError", "ObjectStackMap", "StackMap",
-    "StackMapEncodeError", "StackMapRecord", "StkSizeRecord", "emit", "format_file_header",
-    "format_location", "format_stackmap", "parse", "read_object", "read_stackmap", "read_stackmap_section",
+    "LiveOut",
+    "Location",
+    "LocationKind",
+    "MissingStackMapError",
+    "ObjectStackMap",
+    "StackMap",
+    "StackMapEncodeError",
+    "StackMapRecord",
+    "StkSizeRecord",
+    "emit",
+    "format_file_header",
+    "format_location",
+    "format_stackmap",
+    "parse",
+    "read_object",
+    "read_stackmap",
+    "read_stackmap_section",
 ]

@@ -74,9 +74,7 @@ def parse(data: bytes) -> StackMap:
     _need(data, pos, num_records * _MIN_RECORD_SIZE, 12, f"NumRecords = {num_records}")
     counted = sum(fn.record_count for fn in functions)
     if counted != num_records:
-        raise DecodeError(
-            12, f"NumRecords is {num_records} but the functions' record counts add up to {counted}"
-        )
+        raise DecodeError(12, f"NumRecords is {num_records} but the functions' record counts add up to {counted}")
 
     records = []
     for _ in range(num_records):
@@ -223,8 +221,9 @@ def check(stackmap: StackMap) -> None:
             if not isinstance(value, int) or not -(2**31) <= value < 2**31:
                 raise StackMapEncodeError(f"location offset/constant {value!r} is not a signed 32-bit number")
             if loc.kind == LocationKind.CONSTANT_INDEX and not value < len(stackmap.constants):
-                raise StackMapEncodeError(f"ConstantIndex #{value} is outside the pool of "
-                                          f"{len(stackmap.constants)} constants")
+                raise StackMapEncodeError(
+                    f"ConstantIndex #{value} is outside the pool of {len(stackmap.constants)} constants"
+                )
             if loc.kind == LocationKind.CONSTANT_INDEX and value < 0:
                 raise StackMapEncodeError(f"ConstantIndex #{value} is negative")
         for live in record.live_outs:

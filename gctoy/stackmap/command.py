@@ -21,8 +21,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Print the LLVM stack map of ELF objects (like llvm-readobj --stackmap).",
         epilog=f"Objects larger than {MAX_OBJECT_BYTES >> 20} MiB are refused.",
     )
-    p.add_argument("inputs", nargs="+", metavar="FILE",
-                   help="ELF object files (for example llc -filetype=obj output); '-' reads standard input")
+    p.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="FILE",
+        help="ELF object files (for example llc -filetype=obj output); '-' reads standard input",
+    )
     p.add_argument("--stackmap", "-stackmap", action="store_true", help="print the .llvm_stackmaps section")
     return p
 
@@ -55,4 +59,3 @@ def cmd_readobj(argv: list[str]) -> int:
             print(f"{name}: warning: no {SECTION_NAME} section", file=sys.stderr)
         write_stdout(header + text)
     return status
-

@@ -118,7 +118,7 @@ class StackMap:
         out = []
         start = 0
         for fn in self.functions:
-            out.append((fn, self.records[start:start + fn.record_count]))
+            out.append((fn, self.records[start : start + fn.record_count]))
             start += fn.record_count
         return out
 

@@ -43,8 +43,7 @@ def format_stackmap(sm: StackMap) -> str:
     lines = [f"LLVM StackMap Version: {sm.version}", f"Num Functions: {len(sm.functions)}"]
     for fn in sm.functions:
         lines.append(
-            f"  Function address: {fn.address}, stack size: {fn.stack_size}, "
-            f"callsite record count: {fn.record_count}"
+            f"  Function address: {fn.address}, stack size: {fn.stack_size}, callsite record count: {fn.record_count}"
         )
     lines.append(f"Num Constants: {len(sm.constants)}")
     lines.extend(f"  #{i}: {value}" for i, value in enumerate(sm.constants, start=1))

@@ -5,6 +5,7 @@ Nothing here imports Jupyter.  Building a graph needs the Python package
 missing); drawing it as SVG needs Graphviz's ``dot`` program, which
 :func:`has_dot` checks for.  ``cfg_dot_source`` works without ``dot``.
 """
+
 from ._graphviz import GraphvizMissing, graphviz_module, has_dot, render_svg, require_dot
 from .cfg import (
     CFGPalette,

@@ -5,6 +5,7 @@ turning it into SVG or PNG needs the ``dot`` program as well.  Neither is
 imported or looked up until a renderer asks for it, so ``import gctoy.viz``
 always works.
 """
+
 from __future__ import annotations
 
 import shutil

@@ -22,6 +22,7 @@ collector running during that call must find and may move.
 Node ids (``b0``, ``b1``...) follow block order and every list is in definition
 order, so the same function always gives the same DOT text.
 """
+
 from __future__ import annotations
 
 import enum
@@ -157,8 +158,9 @@ def edge_labels(block: BasicBlock) -> list[tuple[BasicBlock, str]]:
 class _Drawing:
     """Builds the HTML labels of one function's blocks."""
 
-    def __init__(self, fn: Function, liveness: LivenessLike | None, highlight, opaque: bool, wrap: int,
-                 palette: CFGPalette):
+    def __init__(
+        self, fn: Function, liveness: LivenessLike | None, highlight, opaque: bool, wrap: int, palette: CFGPalette
+    ):
         self.fn = fn
         self.liveness = liveness
         self.opaque = opaque
@@ -207,13 +209,23 @@ class _Drawing:
             rows.append(self.row([f"live-out: {self.live_text(lv.live_out[block])}"], fg=p.live_fg))
         border = p.highlight_border if id(block) in self.highlight else p.border
         width = "3" if id(block) in self.highlight else "1"
-        return (f'<<TABLE BORDER="{width}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" COLOR="{border}">'
-                + "".join(rows) + "</TABLE>>")
+        return (
+            f'<<TABLE BORDER="{width}" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" COLOR="{border}">'
+            + "".join(rows)
+            + "</TABLE>>"
+        )
 
 
-def cfg_graph(fn: Function, liveness: LivenessLike | None = None, *,
-              highlight: Iterable[I.Instruction | BasicBlock] = (), opaque: bool = False, wrap: int = 96,
-              title: str | None = None, palette: CFGPalette = DEFAULT_PALETTE):
+def cfg_graph(
+    fn: Function,
+    liveness: LivenessLike | None = None,
+    *,
+    highlight: Iterable[I.Instruction | BasicBlock] = (),
+    opaque: bool = False,
+    wrap: int = 96,
+    title: str | None = None,
+    palette: CFGPalette = DEFAULT_PALETTE,
+):
     """The function's control-flow graph as a ``graphviz.Digraph``.
 
     ``liveness`` (e.g. ``Liveness(fn, gc_only=True)``) adds live-in / live-out

@@ -15,15 +15,18 @@ from gctoy.runtime.designs import DESIGNS, caller_loop, executed
 
 __all__ = ["DesignPoint", "measure_designs", "points_from_rows", "design_pages"]
 
-_COLOURS = {"statepoint": "rgba(60,120,230,0.55)", "shadow-stack": "rgba(220,120,40,0.55)",
-            "x86-gcinfo": "rgba(40,160,80,0.55)"}
+_COLOURS = {
+    "statepoint": "rgba(60,120,230,0.55)",
+    "shadow-stack": "rgba(220,120,40,0.55)",
+    "x86-gcinfo": "rgba(40,160,80,0.55)",
+}
 
 
 @dataclass(frozen=True)
 class DesignPoint:
     design: str
     live: int
-    per_call: float       # instructions per loop iteration (one call), from two run lengths
+    per_call: float  # instructions per loop iteration (one call), from two run lengths
     code_bytes: int
     metadata_bytes: int
 
@@ -59,13 +62,18 @@ def design_pages(points: list[DesignPoint]) -> list[str]:
         rows = []
         for p in (p for p in points if p.live == k):
             width = int(360 * p.per_call / top)
-            bar = (f'<div style="background:{_COLOURS.get(p.design, "#999")}; width:{width}px; height:14px; '
-                   f'display:inline-block"></div>')
-            rows.append(f"<tr><td>{html.escape(p.design)}</td><td>{bar} {p.per_call:g}</td>"
-                        f"<td>{p.code_bytes}</td><td>{p.metadata_bytes}</td></tr>")
+            bar = (
+                f'<div style="background:{_COLOURS.get(p.design, "#999")}; width:{width}px; height:14px; '
+                f'display:inline-block"></div>'
+            )
+            rows.append(
+                f"<tr><td>{html.escape(p.design)}</td><td>{bar} {p.per_call:g}</td>"
+                f"<td>{p.code_bytes}</td><td>{p.metadata_bytes}</td></tr>"
+            )
         pages.append(
             f'<div style="font-family: var(--jp-code-font-family, monospace); font-size: 12px">'
             f"<div><b>{k} pointer{'s' if k != 1 else ''} live across the call</b></div>"
             f'<table><tr><th style="text-align:left">design</th><th style="text-align:left">instructions per call'
-            f'</th><th>code bytes</th><th>metadata bytes</th></tr>{"".join(rows)}</table></div>')
+            f"</th><th>code bytes</th><th>metadata bytes</th></tr>{''.join(rows)}</table></div>"
+        )
     return pages

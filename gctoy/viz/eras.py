@@ -24,6 +24,7 @@ position in the last row (an argument index, or an index into ``"gc-live"``).
 A form that cannot say what the call says (the oldest form has no transition
 values, patch bytes or invokes) gets a column of ``-`` and the reason.
 """
+
 from __future__ import annotations
 
 import html
@@ -36,14 +37,22 @@ from .statepoint import OperandSlot, statepoint_layout
 
 #: The kinds of operand, in the order a statepoint lists them.
 OPERAND_KINDS: tuple[str, ...] = (
-    "ID", "#patch bytes", "target", "#call args", "flags", "call args",
-    "#transition args", "transition values", "#deopt args", "deopt values", "GC pointers",
+    "ID",
+    "#patch bytes",
+    "target",
+    "#call args",
+    "flags",
+    "call args",
+    "#transition args",
+    "transition values",
+    "#deopt args",
+    "deopt values",
+    "GC pointers",
 )
 
 #: The kinds each form has (the oldest has no ID, patch bytes or transition section).
 FORM_KINDS: dict[StatepointForm, frozenset[str]] = {
-    StatepointForm.OLDEST: frozenset(OPERAND_KINDS) - {"ID", "#patch bytes", "#transition args",
-                                                       "transition values"},
+    StatepointForm.OLDEST: frozenset(OPERAND_KINDS) - {"ID", "#patch bytes", "#transition args", "transition values"},
     StatepointForm.MIDDLE: frozenset(OPERAND_KINDS),
     StatepointForm.MODERN: frozenset(OPERAND_KINDS),
 }
@@ -56,14 +65,18 @@ _EMPTY = "(none)"
 def operand_kind(slot: OperandSlot) -> str | None:
     """The row of :data:`OPERAND_KINDS` an operand belongs to (None for a bundle gctoy does not know)."""
     role = slot.role
-    if role == "<unused>":   # the oldest form's third operand, which later became the flags
+    if role == "<unused>":  # the oldest form's third operand, which later became the flags
         return "flags"
     if role.startswith("#transition args"):
         return "#transition args"
     if role.startswith("#deopt args"):
         return "#deopt args"
-    for prefix, kind in (("call arg ", "call args"), ("transition value", "transition values"),
-                         ("deopt value", "deopt values"), ("GC pointer", "GC pointers")):
+    for prefix, kind in (
+        ("call arg ", "call args"),
+        ("transition value", "transition values"),
+        ("deopt value", "deopt values"),
+        ("GC pointer", "GC pointers"),
+    ):
         if role.startswith(prefix):
             return kind
     return role if role in _SINGLE else None
@@ -76,8 +89,8 @@ def _span(slots: list[OperandSlot]) -> str:
         return first
     if slots[0].index is not None:
         return f"{first}..{slots[-1].index}"
-    tag = first[:first.index("[")]
-    return f"{tag}[{first[first.index('[') + 1:-1]}..{last[last.index('[') + 1:-1]}]"
+    tag = first[: first.index("[")]
+    return f"{tag}[{first[first.index('[') + 1 : -1]}..{last[last.index('[') + 1 : -1]}]"
 
 
 def _continues(prev: OperandSlot, slot: OperandSlot) -> bool:
@@ -155,17 +168,27 @@ class EraTable:
 
     def html(self) -> str:
         """An HTML table (refusals as a caption line under it)."""
-        th = "".join(f'<th style="text-align:left;padding:2px 10px">{html.escape(c.form.value)}</th>'
-                     for c in self.columns)
+        th = "".join(
+            f'<th style="text-align:left;padding:2px 10px">{html.escape(c.form.value)}</th>' for c in self.columns
+        )
         trs = []
         for kind, cells in self.rows():
-            tds = "".join(f'<td style="text-align:left;padding:2px 10px;font-family:monospace">{html.escape(x)}</td>'
-                          for x in cells)
+            tds = "".join(
+                f'<td style="text-align:left;padding:2px 10px;font-family:monospace">{html.escape(x)}</td>'
+                for x in cells
+            )
             trs.append(f'<tr><td style="text-align:left;padding:2px 10px"><b>{html.escape(kind)}</b></td>{tds}</tr>')
-        notes = "".join(f"<div><b>{html.escape(c.form.value)}</b>: cannot express this call: "
-                        f"{html.escape(c.refused)}</div>" for c in self.columns if c.refused)
-        return (f'<table><tr><th style="text-align:left;padding:2px 10px">operands</th>{th}</tr>'
-                + "".join(trs) + "</table>" + notes)
+        notes = "".join(
+            f"<div><b>{html.escape(c.form.value)}</b>: cannot express this call: {html.escape(c.refused)}</div>"
+            for c in self.columns
+            if c.refused
+        )
+        return (
+            f'<table><tr><th style="text-align:left;padding:2px 10px">operands</th>{th}</tr>'
+            + "".join(trs)
+            + "</table>"
+            + notes
+        )
 
     def _repr_html_(self) -> str:
         return self.html()
@@ -174,10 +197,14 @@ class EraTable:
         return self.text()
 
 
-def era_table(source: str | Module, *, function: str | None = None, index: int = 0,
-              forms: tuple[StatepointForm, ...] = (StatepointForm.OLDEST, StatepointForm.MIDDLE,
-                                                   StatepointForm.MODERN),
-              filename: str = "<example>") -> EraTable:
+def era_table(
+    source: str | Module,
+    *,
+    function: str | None = None,
+    index: int = 0,
+    forms: tuple[StatepointForm, ...] = (StatepointForm.OLDEST, StatepointForm.MIDDLE, StatepointForm.MODERN),
+    filename: str = "<example>",
+) -> EraTable:
     """The ``index``-th statepoint of ``function`` (default: the first definition) converted into each form.
 
     ``source`` is IR text or a module (left untouched: each form starts from a fresh parse).

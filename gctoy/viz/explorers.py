@@ -50,11 +50,13 @@ def stackmap_page_html(data: bytes, rows: list[HexRow], selected: int) -> str:
         cls = "sel" if i == selected else ("same" if _group(r.field) == group and group != "header" else "")
         attr = f' class="{cls}"' if cls else ""
         spans.append(f"<span{attr}>{r.data.hex(' ')}</span>")
-    detail = (f"<table><tr><th>field</th><td>{_e(row.field)}</td></tr>"
-              f"<tr><th>bytes</th><td>{row.offset:#06x}–{row.offset + len(row.data) - 1:#06x} "
-              f"({len(row.data)} byte{'s' if len(row.data) != 1 else ''}: {_e(row.data.hex(' '))})</td></tr>"
-              f"<tr><th>value</th><td>{_e(row.value)}</td></tr>"
-              f"<tr><th>part of</th><td>{_e(group)}</td></tr></table>")
+    detail = (
+        f"<table><tr><th>field</th><td>{_e(row.field)}</td></tr>"
+        f"<tr><th>bytes</th><td>{row.offset:#06x}–{row.offset + len(row.data) - 1:#06x} "
+        f"({len(row.data)} byte{'s' if len(row.data) != 1 else ''}: {_e(row.data.hex(' '))})</td></tr>"
+        f"<tr><th>value</th><td>{_e(row.value)}</td></tr>"
+        f"<tr><th>part of</th><td>{_e(group)}</td></tr></table>"
+    )
     return f'{STYLE}<div class="gctoy-x"><div class="bytes">{"".join(spans)}</div>{detail}</div>'
 
 
@@ -73,8 +75,13 @@ def header_html(hdr: InfoHdr, version: int = CURRENT_VERSION) -> str:
         _, entries, _ = explain_header(data, version)
     except GCToyError as error:
         return f'{STYLE}<div class="gctoy-x"><div class="err">this header cannot be written: {_e(error)}</div></div>'
-    lines = [f"<tr><td>{_e(data[e.start:e.end].hex(' '))}</td><td>{_e(e.text or '')}</td></tr>" for e in entries]
-    verdict = ("the row matches exactly: one byte" if exact and len(data) == 1 else
-               f"row {row:#04x} is the closest; {len(data) - 1} fixup byte{'s' if len(data) != 2 else ''} follow")
-    return (f'{STYLE}<div class="gctoy-x"><div><b>{len(data)} byte{"s" if len(data) != 1 else ""}:</b> '
-            f"{_e(data.hex(' '))} — {_e(verdict)}</div><table>{''.join(lines)}</table></div>")
+    lines = [f"<tr><td>{_e(data[e.start : e.end].hex(' '))}</td><td>{_e(e.text or '')}</td></tr>" for e in entries]
+    verdict = (
+        "the row matches exactly: one byte"
+        if exact and len(data) == 1
+        else f"row {row:#04x} is the closest; {len(data) - 1} fixup byte{'s' if len(data) != 2 else ''} follow"
+    )
+    return (
+        f'{STYLE}<div class="gctoy-x"><div><b>{len(data)} byte{"s" if len(data) != 1 else ""}:</b> '
+        f"{_e(data.hex(' '))} — {_e(verdict)}</div><table>{''.join(lines)}</table></div>"
+    )

@@ -47,8 +47,10 @@ def frame_rows(frame: Frame | RegisterFrame) -> list[tuple[int, int, str]]:
         shared: dict[int, list[str]] = {}
         for v in frame.values:
             shared.setdefault(frame.slot(v), []).append(f"%{v.name}")
-        rows += [(off, SLOT_SIZE, f"{names[0]} (spilled)" if len(names) == 1 else f"{names[0]} +{len(names) - 1} (spilled)")
-                 for off, names in shared.items()]
+        rows += [
+            (off, SLOT_SIZE, f"{names[0]} (spilled)" if len(names) == 1 else f"{names[0]} +{len(names) - 1} (spilled)")
+            for off, names in shared.items()
+        ]
     else:
         rows.append((frame.size, SLOT_SIZE, "saved rbp"))
         for v in frame.values:
@@ -88,8 +90,10 @@ def frame_diagram(frame: Frame | RegisterFrame, record: StackMapRecord | None = 
                 marks.setdefault(loc.offset, []).append(f"#{n} {role} ({kind})")
             elif loc.kind is LocationKind.REGISTER:
                 in_registers.setdefault(loc.dwarf_reg, []).append(f"#{n} {role} (Register)")
-    lines = [f"frame of @{frame.function.name} at a call (stack size {frame.stack_size})",
-             f"{'':10}{'higher addresses':^{width + 2}}".rstrip()]
+    lines = [
+        f"frame of @{frame.function.name} at a call (stack size {frame.stack_size})",
+        f"{'':10}{'higher addresses':^{width + 2}}".rstrip(),
+    ]
     for off, size, what in frame_rows(frame):
         note = ""
         if what == "saved rbp":

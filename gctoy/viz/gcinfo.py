@@ -62,8 +62,7 @@ class ByteRow:
 
 def byte_rows(data: bytes, regions: list[Region]) -> list[ByteRow]:
     """Rows for every entry of every region, in byte order, with gaps shown as unexplained rows."""
-    rows = [ByteRow(e.start, e.end, r.name, e.code_offset, e.kind, e.text or "")
-            for r in regions for e in r.entries]
+    rows = [ByteRow(e.start, e.end, r.name, e.code_offset, e.kind, e.text or "") for r in regions for e in r.entries]
     rows.sort(key=lambda row: (row.start, row.end))
     out: list[ByteRow] = []
     pos = 0
@@ -78,11 +77,12 @@ def byte_rows(data: bytes, regions: list[Region]) -> list[ByteRow]:
 
 
 def _hex(data: bytes, row: ByteRow) -> str:
-    return " ".join(f"{b:02X}" for b in data[row.start:row.end])
+    return " ".join(f"{b:02X}" for b in data[row.start : row.end])
 
 
-def explorer_text(data: bytes, regions: list[Region], *, highlight: frozenset[int] = frozenset(),
-                  max_bytes: int = 8) -> str:
+def explorer_text(
+    data: bytes, regions: list[Region], *, highlight: frozenset[int] = frozenset(), max_bytes: int = 8
+) -> str:
     """The explorer as plain text; rows whose start is in ``highlight`` are marked with ``>``."""
     lines = [f"  {'offset':<7} {'bytes':<{3 * max_bytes}} {'region':<17} {'code':<5} meaning"]
     for row in byte_rows(data, regions):
@@ -95,15 +95,21 @@ def explorer_text(data: bytes, regions: list[Region], *, highlight: frozenset[in
     return "\n".join(lines)
 
 
-def explorer_html(data: bytes, regions: list[Region], *, highlight: frozenset[int] = frozenset(),
-                  caption: str | None = None, footer: str | None = None) -> str:
+def explorer_html(
+    data: bytes,
+    regions: list[Region],
+    *,
+    highlight: frozenset[int] = frozenset(),
+    caption: str | None = None,
+    footer: str | None = None,
+) -> str:
     """The explorer as an HTML table; each byte carries its meaning as a tooltip."""
     cells = []
     for row in byte_rows(data, regions):
         colour = REGION_COLOURS.get(row.region, "#f5f5f5")
         weight = "font-weight:bold;outline:2px solid #b26a00;" if row.start in highlight else ""
         title = html.escape(row.text or row.region, quote=True)
-        byte_spans = " ".join(f'<span title="{title}">{b:02X}</span>' for b in data[row.start:row.end])
+        byte_spans = " ".join(f'<span title="{title}">{b:02X}</span>' for b in data[row.start : row.end])
         code = f"{row.code_offset:04X}" if row.code_offset is not None else ""
         # the row's own dark text on its light colour, so that a dark theme's light text cannot vanish on it
         cells.append(
@@ -114,15 +120,16 @@ def explorer_html(data: bytes, regions: list[Region], *, highlight: frozenset[in
     head = f"<div style='margin-bottom:4px'>{caption}</div>" if caption else ""
     foot = f"<div style='margin-top:4px'>{footer}</div>" if footer else ""
     header = "".join(f"<th>{name}</th>" for name in ("offset", "bytes", "region", "code", "meaning"))
-    return (head + _TABLE_STYLE + '<table class="gctoy-gcinfo">'
-            f"<tr>{header}</tr>" + "".join(cells) + "</table>" + foot)
+    return head + _TABLE_STYLE + f'<table class="gctoy-gcinfo"><tr>{header}</tr>' + "".join(cells) + "</table>" + foot
 
 
 #: the explorer's table: room between the columns, so values never run together (a class selector of
 #: our own outranks JupyterLab's and the book theme's table styles); each row sets its own text colour
-_TABLE_STYLE = ("<style>table.gctoy-gcinfo{font-family:monospace;font-size:12px;border-collapse:collapse}"
-                "table.gctoy-gcinfo td,table.gctoy-gcinfo th{padding:2px 10px 2px 6px;text-align:left}"
-                "table.gctoy-gcinfo td.b{white-space:nowrap}</style>")
+_TABLE_STYLE = (
+    "<style>table.gctoy-gcinfo{font-family:monospace;font-size:12px;border-collapse:collapse}"
+    "table.gctoy-gcinfo td,table.gctoy-gcinfo th{padding:2px 10px 2px 6px;text-align:left}"
+    "table.gctoy-gcinfo td.b{white-space:nowrap}</style>"
+)
 
 
 # --------------------------------------------------------------------------- per code offset
@@ -167,8 +174,11 @@ def offset_pages(blob: bytes, version: int = 5, offsets: range | None = None) ->
             if "untracked" in regions:
                 marks |= {e.start for e in regions["untracked"].entries}
             if "lifetimes" in regions:
-                marks |= {e.start for e, life in zip(regions["lifetimes"].entries, info.lifetimes)
-                          if life.begin <= offset < life.end}
+                marks |= {
+                    e.start
+                    for e, life in zip(regions["lifetimes"].entries, info.lifetimes)
+                    if life.begin <= offset < life.end
+                }
             for e in regions["pointer table"].entries:
                 if e.code_offset is None or e.text is None:
                     continue
@@ -182,10 +192,13 @@ def offset_pages(blob: bytes, version: int = 5, offsets: range | None = None) ->
 
 def offset_page_html(blob: bytes, page: OffsetPage, regions) -> str:
     """The explorer for one code offset, with the live references under it."""
+
     def refs(items: tuple[str, ...]) -> str:
         return html.escape(", ".join(items)) if items else "<i>nothing</i>"
 
-    caption = (f"<b>code offset {page.offset:04X}</b> &middot; in the {page.where}"
-               f"<br>live (innermost frame): {refs(page.refs)}"
-               f"<br>live (a caller whose return address is here): {refs(page.caller_refs)}")
+    caption = (
+        f"<b>code offset {page.offset:04X}</b> &middot; in the {page.where}"
+        f"<br>live (innermost frame): {refs(page.refs)}"
+        f"<br>live (a caller whose return address is here): {refs(page.caller_refs)}"
+    )
     return explorer_html(blob, list(regions), highlight=page.highlight, caption=caption)

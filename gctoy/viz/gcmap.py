@@ -18,6 +18,7 @@ the book).  Four pictures:
 
 ``walk_gcmap_frames`` walks a suspended stack using nothing but the ``__gcmap_`` tables.
 """
+
 from __future__ import annotations
 
 import html
@@ -51,8 +52,17 @@ def _yes(flag: bool) -> str:
 # --------------------------------------------------------------------------- strategies
 
 #: Column heads of the strategy table: the seed's seven flags, then LLVM 14's three fields.
-STRATEGY_COLUMNS = ("strategy", "UseStatepoints", "InitRoots", "CustomRoots", "CustomReadBarriers",
-                    "CustomWriteBarriers", "NeededSafePoints", "UsesMetadata", "LLVM 14 fields set")
+STRATEGY_COLUMNS = (
+    "strategy",
+    "UseStatepoints",
+    "InitRoots",
+    "CustomRoots",
+    "CustomReadBarriers",
+    "CustomWriteBarriers",
+    "NeededSafePoints",
+    "UsesMetadata",
+    "LLVM 14 fields set",
+)
 
 
 def safe_point_kinds_text(kinds: Iterable[PointKind]) -> str:
@@ -66,9 +76,19 @@ def strategy_rows(strategies: Iterable[GCStrategy]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for s in strategies:
         llvm = ", ".join(name for name, on in s.llvm14_fields().items() if on) or "-"
-        rows.append((s.name, _yes(s.use_statepoints), _yes(s.init_roots), _yes(s.custom_roots),
-                     _yes(s.custom_read_barriers), _yes(s.custom_write_barriers),
-                     safe_point_kinds_text(s.needed_safe_points), _yes(s.uses_metadata), llvm))
+        rows.append(
+            (
+                s.name,
+                _yes(s.use_statepoints),
+                _yes(s.init_roots),
+                _yes(s.custom_roots),
+                _yes(s.custom_read_barriers),
+                _yes(s.custom_write_barriers),
+                safe_point_kinds_text(s.needed_safe_points),
+                _yes(s.uses_metadata),
+                llvm,
+            )
+        )
     return rows
 
 
@@ -87,13 +107,20 @@ def _breakable(name: str) -> str:
 def _html_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
     """A compact table: headers may wrap at CamelCase humps, yes/no columns are centred, the first column
     and the last (free text) are left-aligned, so that the table fits the book's column."""
+
     def align(k: int) -> str:
         return "left" if k in (0, len(head) - 1) else "center"
 
-    th = "".join(f'<th style="padding:2px 6px;text-align:{align(k)};vertical-align:bottom">{_breakable(h)}</th>'
-                 for k, h in enumerate(head))
-    body = "".join("<tr>" + "".join(f'<td style="padding:2px 6px;text-align:{align(k)}">{html.escape(c)}</td>'
-                                    for k, c in enumerate(r)) + "</tr>" for r in rows)
+    th = "".join(
+        f'<th style="padding:2px 6px;text-align:{align(k)};vertical-align:bottom">{_breakable(h)}</th>'
+        for k, h in enumerate(head)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td style="padding:2px 6px;text-align:{align(k)}">{html.escape(c)}</td>' for k, c in enumerate(r))
+        + "</tr>"
+        for r in rows
+    )
     return f'<table style="border-collapse:collapse;font-size:12px;max-width:100%"><tr>{th}</tr>{body}</table>'
 
 
@@ -137,8 +164,9 @@ def _named(insn: Insn, names: Mapping[int, str]) -> str:
     return insn.text
 
 
-def marked_listing(compiled: CompiledModule, name: str,
-                   kinds: Iterable[PointKind] = ALL_POINT_KINDS) -> list[ListingLine]:
+def marked_listing(
+    compiled: CompiledModule, name: str, kinds: Iterable[PointKind] = ALL_POINT_KINDS
+) -> list[ListingLine]:
     """The disassembly of ``@name`` with each safe point of ``kinds`` marked on its line.
 
     A PostCall point after a call that ends the function has no instruction of its own; it
@@ -246,7 +274,7 @@ def gcmap_dump_text(table: GCMap, address_size: int = ADDRESS_SIZE, base: int = 
     width = 3 * address_size
     out = [f"{table.symbol}:"]
     for f in gcmap_fields(table, address_size):
-        hexbytes = " ".join(f"{b:02x}" for b in raw[f.start:f.end])
+        hexbytes = " ".join(f"{b:02x}" for b in raw[f.start : f.end])
         value = f"{f.value:#x}" if f.name.startswith("SafePointAddress") else str(f.value)
         out.append(f"  {base + f.start:#010x}  {hexbytes.ljust(width)} {f.name:<34} {value}")
     return "\n".join(out)
@@ -274,8 +302,7 @@ class GCMapWalkError(GCToyError):
     """A return address that no ``__gcmap_`` table lists as a PostCall safe point."""
 
 
-def walk_gcmap_frames(read_u64: Callable[[int], int], sp: int, maps: Iterable[GCMap],
-                      stop: int) -> list[GCMapFrame]:
+def walk_gcmap_frames(read_u64: Callable[[int], int], sp: int, maps: Iterable[GCMap], stop: int) -> list[GCMapFrame]:
     """Walk a stack suspended inside a call, innermost frame first, using only the tables.
 
     ``sp`` points at the return address the innermost call pushed; the walk ends at the
@@ -306,8 +333,9 @@ def walk_gcmap_frames(read_u64: Callable[[int], int], sp: int, maps: Iterable[GC
         table, kinds = owners[ret]
         if table.kinds and PointKind.POST_CALL not in kinds:
             listed = "|".join(k.value for k in PointKind if k in kinds)
-            raise GCMapWalkError(f"return address {ret:#x} is a {listed} safe point of @{table.function}, "
-                                 "not a PostCall one")
+            raise GCMapWalkError(
+                f"return address {ret:#x} is a {listed} safe point of @{table.function}, not a PostCall one"
+            )
         rsp = sp + 8
         roots = tuple((rsp + off, read_u64(rsp + off)) for off in table.live_offsets)
         frames.append(GCMapFrame(table.function, ret, PointKind.POST_CALL if table.kinds else None, rsp, roots))
@@ -362,8 +390,9 @@ def card_grid_text(table: bytes, first: int, count: int, per_row: int = 16) -> s
     return "\n".join(out)
 
 
-def card_grid_html(table: bytes, first: int, count: int, labels: Mapping[int, str] | None = None,
-                   per_row: int = 16) -> str:
+def card_grid_html(
+    table: bytes, first: int, count: int, labels: Mapping[int, str] | None = None, per_row: int = 16
+) -> str:
     """The same cards as an HTML grid: dirty cards dark, each cell titled with its index; ``labels``
     put a short text (e.g. the objects that live there) under chosen cards."""
     if first < 0 or count < 0 or first + count > len(table):
@@ -376,15 +405,38 @@ def card_grid_html(table: bytes, first: int, count: int, labels: Mapping[int, st
             dirty = table[i] == CARD_DIRTY
             colour = "#37474f;color:#fff" if dirty else "#eceff1"
             label = html.escape(labels.get(i, ""))
-            cells.append(f'<td title="card {i}" style="background:{colour};width:34px;height:28px;'
-                         f'text-align:center;font-size:10px;border:1px solid #fff">{i}<br>{label}</td>')
+            cells.append(
+                f'<td title="card {i}" style="background:{colour};width:34px;height:28px;'
+                f'text-align:center;font-size:10px;border:1px solid #fff">{i}<br>{label}</td>'
+            )
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return '<table style="border-collapse:collapse">' + "".join(rows) + "</table>"
 
 
 __all__ = [
-    "KIND_COLOURS", "STRATEGY_COLUMNS", "GCMapField", "GCMapFrame", "GCMapWalkError", "KindPage", "ListingLine",
-    "address_names", "card_grid_html", "card_grid_text", "card_of", "card_range", "dirty_cards", "frames_text",
-    "gcmap_dump_text", "gcmap_fields", "kind_pages", "listing_html", "listing_text", "marked_listing",
-    "safe_point_kinds_text", "strategy_rows", "strategy_table_html", "strategy_table_text", "walk_gcmap_frames",
+    "KIND_COLOURS",
+    "STRATEGY_COLUMNS",
+    "GCMapField",
+    "GCMapFrame",
+    "GCMapWalkError",
+    "KindPage",
+    "ListingLine",
+    "address_names",
+    "card_grid_html",
+    "card_grid_text",
+    "card_of",
+    "card_range",
+    "dirty_cards",
+    "frames_text",
+    "gcmap_dump_text",
+    "gcmap_fields",
+    "kind_pages",
+    "listing_html",
+    "listing_text",
+    "marked_listing",
+    "safe_point_kinds_text",
+    "strategy_rows",
+    "strategy_table_html",
+    "strategy_table_text",
+    "walk_gcmap_frames",
 ]

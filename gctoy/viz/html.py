@@ -1,4 +1,5 @@
 """IR text as HTML: a ``<pre>`` block with statepoints, relocations and results coloured like the CFG drawings."""
+
 from __future__ import annotations
 
 import html

@@ -15,6 +15,7 @@ into, so a move shows up as the same colour at a new address. Only inline styles
 a page renders the same in JupyterLab, in the static book and in a standalone HTML file; the
 output depends only on the state, so it is byte-for-byte reproducible.
 """
+
 from __future__ import annotations
 
 import html
@@ -25,8 +26,13 @@ OBJECT_COLOURS = ("#cfe8ff", "#ffd9b3", "#d4f4d0", "#f3d1f4", "#fff3a8", "#d9d4f
 GC_SLOT_BG = "#ffe9a8"
 CHANGED_FG = "#c0392b"
 STALE_BG = "#ff8a80"
-KIND_COLOURS = {"start": "#607d8b", "step": "#455a64", "safepoint": "#b26a00", "collected": "#2e7d32",
-                "returned": "#37474f"}
+KIND_COLOURS = {
+    "start": "#607d8b",
+    "step": "#455a64",
+    "safepoint": "#b26a00",
+    "collected": "#2e7d32",
+    "returned": "#37474f",
+}
 _PRE = "white-space:pre"
 _PANEL = "flex:0 0 auto;min-width:0"
 _H = "font-weight:bold;margin:4px 0 2px 0"
@@ -119,8 +125,10 @@ def disasm_html(state: MachineState) -> str:
         rows.append(f'<span style="{style}">{text}</span>' if style else text)
     tail = ""
     if state.runtime_call:
-        tail = (f'<div style="margin-top:3px;color:#b26a00">&#8627; now inside the runtime: '
-                f"{_e(state.runtime_call)} (pc {state.pc:#x}, a trap stub)</div>")
+        tail = (
+            f'<div style="margin-top:3px;color:#b26a00">&#8627; now inside the runtime: '
+            f"{_e(state.runtime_call)} (pc {state.pc:#x}, a trap stub)</div>"
+        )
     if not rows:
         return f'<div style="{_H}">code</div><div>(no code: the call has returned)</div>'
     return f'<div style="{_H}">code</div><div style="{_PRE}">' + "\n".join(rows) + "</div>" + tail
@@ -137,8 +145,10 @@ def registers_html(state: MachineState, pointees: _Pointees) -> str:
         if name in changed:
             label = f'<span style="color:{CHANGED_FG};font-weight:bold">{label}</span>'
         lines.append(f"{label} {pointees.word(value)}")
-    return (f'<div style="{_H}">registers <span style="font-weight:normal;color:#888">(changed in red)</span></div>'
-            f'<div style="{_PRE}">' + "\n".join(lines) + "</div>")
+    return (
+        f'<div style="{_H}">registers <span style="font-weight:normal;color:#888">(changed in red)</span></div>'
+        f'<div style="{_PRE}">' + "\n".join(lines) + "</div>"
+    )
 
 
 def frame_html(frame: FrameView | None, pointees: _Pointees, *, title: str = "frame", all_words: bool = False) -> str:
@@ -149,11 +159,14 @@ def frame_html(frame: FrameView | None, pointees: _Pointees, *, title: str = "fr
     """
     if frame is None:
         return f'<div style="{_H}">{_e(title)}</div><div>(the frame is not set up yet)</div>'
-    head = (f'<div style="{_H}">{_e(title)} of @{_e(frame.function)}: rsp = {frame.sp:#x}, stack size '
-            f"{frame.stack_size}</div>")
+    head = (
+        f'<div style="{_H}">{_e(title)} of @{_e(frame.function)}: rsp = {frame.sp:#x}, stack size '
+        f"{frame.stack_size}</div>"
+    )
     if frame.record:
-        head += (f'<div style="color:#b26a00">highlighted: the slots the stack map record of '
-                 f"{_e(frame.record)} names</div>")
+        head += (
+            f'<div style="color:#b26a00">highlighted: the slots the stack map record of {_e(frame.record)} names</div>'
+        )
     lines = [f'<span style="color:#888">{"address":<10} {"rsp+":>4}  {"value":<26} {"holds":<24} in the record</span>']
     hidden = 0
     for w in reversed(frame.words):
@@ -182,13 +195,19 @@ def outer_frames_html(frames: tuple[FrameView, ...], pointees: _Pointees) -> str
         return ""
     parts = [f'<div style="{_H}">outer frames (callers), their GC slots</div>']
     for fr in frames:
-        items = "".join(
-            f"<li>pair {p.index}: base {_e(p.base)} = "
-            f"{'constant' if p.base_value is None else pointees.word(p.base_value, strict=True)}, "
-            f"derived {_e(p.derived)}</li>"
-            for p in fr.pairs) or "<li>no GC pointers live</li>"
-        parts.append(f"<div>@{_e(fr.function)} at {_e(fr.record)} (rsp = {fr.sp:#x})</div>"
-                     f'<ul style="margin:0;padding-left:18px">{items}</ul>')
+        items = (
+            "".join(
+                f"<li>pair {p.index}: base {_e(p.base)} = "
+                f"{'constant' if p.base_value is None else pointees.word(p.base_value, strict=True)}, "
+                f"derived {_e(p.derived)}</li>"
+                for p in fr.pairs
+            )
+            or "<li>no GC pointers live</li>"
+        )
+        parts.append(
+            f"<div>@{_e(fr.function)} at {_e(fr.record)} (rsp = {fr.sp:#x})</div>"
+            f'<ul style="margin:0;padding-left:18px">{items}</ul>'
+        )
     return "".join(parts)
 
 
@@ -222,9 +241,11 @@ def collection_html(state: MachineState) -> str:
     c = state.collection
     if c is None:
         return ""
-    lines = [f"from-space [{c.from_space[0]:#x}, {c.from_space[1]:#x}) -&gt; to-space "
-             f"[{c.to_space[0]:#x}, {c.to_space[1]:#x})",
-             f"{c.objects_copied} objects copied, {c.bytes_copied} bytes"]
+    lines = [
+        f"from-space [{c.from_space[0]:#x}, {c.from_space[1]:#x}) -&gt; to-space "
+        f"[{c.to_space[0]:#x}, {c.to_space[1]:#x})",
+        f"{c.objects_copied} objects copied, {c.bytes_copied} bytes",
+    ]
     if c.roots:
         lines.append("root (base) slots: new value = the old object's forwarding address")
         lines += [f"  {_e(u.slot):<28} {u.old:#x} -&gt; {u.new:#x}" for u in c.roots]
@@ -232,19 +253,24 @@ def collection_html(state: MachineState) -> str:
         lines.append("derived slots: new value = new base + (old derived - old base)")
         lines += [f"  {_e(u.slot):<28} {u.old:#x} -&gt; {u.new:#x}" for u in c.derived]
     lines.append("forwarding addresses, in Cheney's copy order")
-    lines += [f'  <span style="background:{object_colour(n)};font-weight:bold">{_e(n):>2}</span> '
-              f"{old:#x} -&gt; {new:#x}" for n, old, new in c.forwarding]
+    lines += [
+        f'  <span style="background:{object_colour(n)};font-weight:bold">{_e(n):>2}</span> {old:#x} -&gt; {new:#x}'
+        for n, old, new in c.forwarding
+    ]
     garbage = ", ".join(f"{_e(n)} ({a:#x})" for n, a in c.garbage) or "none"
     lines.append(f"not reached, so not copied: {garbage}")
-    return (f'<div style="{_H};color:#2e7d32">collection #{c.index}</div>'
-            f'<div style="{_PRE}">' + "\n".join(lines) + "</div>")
+    return (
+        f'<div style="{_H};color:#2e7d32">collection #{c.index}</div><div style="{_PRE}">' + "\n".join(lines) + "</div>"
+    )
 
 
 def state_html(state: MachineState, total: int | None = None, *, all_words: bool = False) -> str:
     """One state as a self-contained HTML fragment (inline styles only); ``total`` = number of states."""
     pointees = _Pointees(state.heap)
     left = disasm_html(state) + registers_html(state, pointees)
-    middle = frame_html(state.frame, pointees, title="current frame", all_words=all_words) + outer_frames_html(state.outer_frames, pointees)
+    middle = frame_html(state.frame, pointees, title="current frame", all_words=all_words) + outer_frames_html(
+        state.outer_frames, pointees
+    )
     right = heap_html(state.heap, pointees) + collection_html(state)
     return (
         '<div style="font-family:monospace;font-size:12px;line-height:1.35">'

@@ -24,6 +24,7 @@ The blue lines of a drawing come from two places:
 Instructions that a phase added or changed are drawn on a red background.
 Everything is computed once, in Python; nothing here imports Jupyter.
 """
+
 from __future__ import annotations
 
 import html
@@ -73,13 +74,18 @@ class PhasePage:
 
     def html(self) -> str:
         """The page as an HTML fragment: title, note, CFG (SVG, or the IR when ``dot`` is missing), summary."""
-        picture = (f'<div style="overflow-x:auto">{self.svg}</div>' if self.svg is not None else
-                   '<div><i>(Graphviz\'s <code>dot</code> is not installed: the IR instead of the CFG)</i></div>'
-                   f'<pre style="{PRE_STYLE}">{html.escape(self.ir)}</pre>')
-        return (f"<div><b>@{html.escape(self.function)} &mdash; {html.escape(self.title())}</b></div>"
-                f"<div style=\"max-width:60em\">{html.escape(self.note)}</div>"
-                + picture +
-                f'<pre style="{PRE_STYLE}">{html.escape(self.summary)}</pre>')
+        picture = (
+            f'<div style="overflow-x:auto">{self.svg}</div>'
+            if self.svg is not None
+            else "<div><i>(Graphviz's <code>dot</code> is not installed: the IR instead of the CFG)</i></div>"
+            f'<pre style="{PRE_STYLE}">{html.escape(self.ir)}</pre>'
+        )
+        return (
+            f"<div><b>@{html.escape(self.function)} &mdash; {html.escape(self.title())}</b></div>"
+            f'<div style="max-width:60em">{html.escape(self.note)}</div>'
+            + picture
+            + f'<pre style="{PRE_STYLE}">{html.escape(self.summary)}</pre>'
+        )
 
 
 class PhaseLiveness:
@@ -104,8 +110,7 @@ def snapshot_module(source: str, snapshot: PhaseSnapshot, function: str) -> Modu
     old = rest.get_function(function)
     if old is not None:
         rest.remove_function(old)
-    return parse_module(snapshot.ir + "\n" + print_module(rest), f"<{snapshot.phase}>",
-                        implicit_declarations=True)
+    return parse_module(snapshot.ir + "\n" + print_module(rest), f"<{snapshot.phase}>", implicit_declarations=True)
 
 
 def safepoint_calls(fn: Function, module: Module) -> list[I.CallBase]:
@@ -116,8 +121,7 @@ def safepoint_calls(fn: Function, module: Module) -> list[I.CallBase]:
             continue
         if Statepoint.is_statepoint(inst):
             out.append(inst)
-        elif inst.callee_name != HOLDER and base_name(inst.callee_name) is None \
-                and not is_gc_leaf_call(inst, module):
+        elif inst.callee_name != HOLDER and base_name(inst.callee_name) is None and not is_gc_leaf_call(inst, module):
             out.append(inst)
     return out
 
@@ -141,8 +145,9 @@ _RELOCATE_COMMENT = re.compile(r"\s*; \(.*\)$")
 
 
 def _instruction_texts(fn: Function) -> dict[int, str]:
-    return {id(inst): _RELOCATE_COMMENT.sub("", " ".join(print_instruction(inst).split()))
-            for inst in fn.instructions()}
+    return {
+        id(inst): _RELOCATE_COMMENT.sub("", " ".join(print_instruction(inst).split())) for inst in fn.instructions()
+    }
 
 
 def _svg_body(svg: str) -> str:
@@ -153,8 +158,9 @@ def _svg_body(svg: str) -> str:
     return body.replace("<svg", '<svg style="max-width:100%;height:auto"', 1)
 
 
-def phase_pages(source: str, function: str, options: RS4GCOptions | None = None, *,
-                render: bool | None = None, wrap: int = 88) -> list[PhasePage]:
+def phase_pages(
+    source: str, function: str, options: RS4GCOptions | None = None, *, render: bool | None = None, wrap: int = 88
+) -> list[PhasePage]:
     """One :class:`PhasePage` per phase of RS4GC on ``function`` of the module ``source``.
 
     ``render`` draws SVG with ``dot`` (default: when ``dot`` is installed); the DOT text is always there.
@@ -171,11 +177,27 @@ def phase_pages(source: str, function: str, options: RS4GCOptions | None = None,
         texts = _instruction_texts(fn)
         changed = [inst for inst in fn.instructions() if k > 0 and texts[id(inst)] not in before]
         across = _pass_live_sets(fn, module, snap) if snap.phase in ANALYSIS_PHASES else None
-        graph = cfg_graph(fn, PhaseLiveness(fn, across), highlight=changed, wrap=wrap,
-                          title=f"@{function} after phase {k + 1}: {snap.phase}")
+        graph = cfg_graph(
+            fn,
+            PhaseLiveness(fn, across),
+            highlight=changed,
+            wrap=wrap,
+            title=f"@{function} after phase {k + 1}: {snap.phase}",
+        )
         svg = _svg_body(render_svg(graph)) if render else None
-        pages.append(PhasePage(k, len(snaps), function, snap.phase, snap.note, snap.summary(), snap.ir,
-                               graph.source, svg, tuple(texts[id(i)] for i in changed)))
+        pages.append(
+            PhasePage(
+                k,
+                len(snaps),
+                function,
+                snap.phase,
+                snap.note,
+                snap.summary(),
+                snap.ir,
+                graph.source,
+                svg,
+                tuple(texts[id(i)] for i in changed),
+            )
+        )
         before = set(texts.values())
     return pages
-

@@ -28,9 +28,9 @@ _STYLE = """<style>
 class ScanRow:
     address: int
     value: int
-    conservative: str   # what a conservative scan concludes of the word
-    accurate: str       # what the stack map says of the slot
-    disagree: bool      # the conservative scan keeps an object the stack map does not name here
+    conservative: str  # what a conservative scan concludes of the word
+    accurate: str  # what the stack map says of the slot
+    disagree: bool  # the conservative scan keeps an object the stack map does not name here
 
 
 def scan_rows(machine, heap, exact_slots, sp: int | None = None, limit: int = 48) -> list[ScanRow]:
@@ -67,13 +67,19 @@ def scan_pages(rows: list[ScanRow]) -> list[str]:
             cls = "now" if j == i else ""
             ccls = "false" if row.disagree else ("ptr" if row.conservative.startswith(("object", "interior")) else "")
             acls = "ptr" if row.accurate else ""
-            body.append(f'<tr class="{cls}"><td>{row.address:#x}</td><td>{row.value:#018x}</td>'
-                        f'<td class="{ccls}">{html.escape(row.conservative)}</td>'
-                        f'<td class="{acls}">{html.escape(row.accurate)}</td></tr>')
+            body.append(
+                f'<tr class="{cls}"><td>{row.address:#x}</td><td>{row.value:#018x}</td>'
+                f'<td class="{ccls}">{html.escape(row.conservative)}</td>'
+                f'<td class="{acls}">{html.escape(row.accurate)}</td></tr>'
+            )
         kept = sum(1 for r in rows[: i + 1] if r.conservative.startswith(("object", "interior")))
         named = sum(1 for r in rows[: i + 1] if r.accurate)
-        head = (f"<div>word {i + 1} of {len(rows)}: the conservative scan has kept {kept} word(s) as roots, "
-                f"the stack map names {named} slot(s)</div>")
-        pages.append(f'{_STYLE}<div class="gctoy-scan">{head}<table><tr><th>address</th><th>word</th>'
-                     f"<th>conservative scan</th><th>stack map</th></tr>{''.join(body)}</table></div>")
+        head = (
+            f"<div>word {i + 1} of {len(rows)}: the conservative scan has kept {kept} word(s) as roots, "
+            f"the stack map names {named} slot(s)</div>"
+        )
+        pages.append(
+            f'{_STYLE}<div class="gctoy-scan">{head}<table><tr><th>address</th><th>word</th>'
+            f"<th>conservative scan</th><th>stack map</th></tr>{''.join(body)}</table></div>"
+        )
     return pages

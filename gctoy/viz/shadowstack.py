@@ -153,10 +153,13 @@ def snapshot(chain: list[ShadowStackEntry], done: Collection, heap, head: int, n
     old = {slot: before for slot, before, _ in done.roots}
     entries = []
     for depth, e in enumerate(chain):
-        roots = tuple(RootView(i, slot, e.root_meta(i), old.get(slot, value), value)
-                      for i, (slot, value) in enumerate(zip(e.roots, e.values)))
-        entries.append(EntryView(depth, e.function, e.address, e.next, e.frame_map, e.num_roots, e.num_meta,
-                                 e.meta, roots))
+        roots = tuple(
+            RootView(i, slot, e.root_meta(i), old.get(slot, value), value)
+            for i, (slot, value) in enumerate(zip(e.roots, e.values))
+        )
+        entries.append(
+            EntryView(depth, e.function, e.address, e.next, e.frame_map, e.num_roots, e.num_meta, e.meta, roots)
+        )
     names: dict[int, list[str]] = {}
     for view in entries:
         for r in view.roots:
@@ -167,8 +170,16 @@ def snapshot(chain: list[ShadowStackEntry], done: Collection, heap, head: int, n
     for obj in addresses[:MAX_OBJECTS]:
         _, mask = heap.header(obj)
         objects.append(HeapObjectView(obj, mask, tuple(heap.fields(obj)), tuple(names.get(obj, ()))))
-    return ChainSnapshot(number, head, tuple(entries), tuple(objects), max(0, len(addresses) - MAX_OBJECTS),
-                         done.from_space, done.to_space, done.objects_copied)
+    return ChainSnapshot(
+        number,
+        head,
+        tuple(entries),
+        tuple(objects),
+        max(0, len(addresses) - MAX_OBJECTS),
+        done.from_space,
+        done.to_space,
+        done.objects_copied,
+    )
 
 
 def record_snapshots(runtime) -> list[ChainSnapshot]:
@@ -198,8 +209,10 @@ def chain_text(shot: ChainSnapshot, symbols: dict[int, str] | None = None) -> st
     first = shot.entries[0].address if shot.entries else 0
     lines = [f"collection {shot.collection}: @llvm_gc_root_chain ({shot.head:#x}) = {first:#x}", "      |", "      v"]
     for e in shot.entries:
-        lines.append(f"#{e.depth} {e.function}: StackEntry {e.address:#x}, "
-                     f"Map = __gc_{e.function} {{NumRoots {e.num_roots}, NumMeta {e.num_meta}}}")
+        lines.append(
+            f"#{e.depth} {e.function}: StackEntry {e.address:#x}, "
+            f"Map = __gc_{e.function} {{NumRoots {e.num_roots}, NumMeta {e.num_meta}}}"
+        )
         for r in e.roots:
             change = f"{r.before:#x} -> {r.after:#x}" if r.moved else f"{r.after:#x} (unchanged)"
             lines.append(f"     Roots[{r.index}] at {r.slot:#x}  meta {_meta(r.meta, symbols):<10} {change}")
@@ -250,15 +263,25 @@ def _td(text: str, style: str = "") -> str:
 
 def _entry_html(e: EntryView, focus: bool, symbols: dict[int, str]) -> str:
     bg = f"background:{_FOCUS_BG}" if focus else ""
-    head = (f"<b>#{e.depth} {html.escape(e.function)}</b> &nbsp; StackEntry {e.address:#x} &nbsp; "
-            f"Next {e.next:#x} &nbsp; Map {e.frame_map:#x} = __gc_{html.escape(e.function)} "
-            f"{{NumRoots {e.num_roots}, NumMeta {e.num_meta}}}")
-    rows = ["<tr>" + "".join(f'<th style="{_CELL}">{h}</th>' for h in
-                             ("root", "slot", "meta", "before", "after")) + "</tr>"]
+    head = (
+        f"<b>#{e.depth} {html.escape(e.function)}</b> &nbsp; StackEntry {e.address:#x} &nbsp; "
+        f"Next {e.next:#x} &nbsp; Map {e.frame_map:#x} = __gc_{html.escape(e.function)} "
+        f"{{NumRoots {e.num_roots}, NumMeta {e.num_meta}}}"
+    )
+    rows = [
+        "<tr>" + "".join(f'<th style="{_CELL}">{h}</th>' for h in ("root", "slot", "meta", "before", "after")) + "</tr>"
+    ]
     for r in e.roots:
         after_style = f"color:{_MOVED_FG};font-weight:bold" if r.moved else ""
-        rows.append("<tr>" + _td(f"Roots[{r.index}]") + _td(f"{r.slot:#x}") + _td(_meta(r.meta, symbols))
-                    + _td(f"{r.before:#x}") + _td(f"{r.after:#x}", after_style) + "</tr>")
+        rows.append(
+            "<tr>"
+            + _td(f"Roots[{r.index}]")
+            + _td(f"{r.slot:#x}")
+            + _td(_meta(r.meta, symbols))
+            + _td(f"{r.before:#x}")
+            + _td(f"{r.after:#x}", after_style)
+            + "</tr>"
+        )
     table = f'<table style="border-collapse:collapse;margin:2px 0 2px 16px">{"".join(rows)}</table>'
     marker = " &larr; the walk is here" if focus else ""
     return f'<div style="{bg};padding:4px;margin:2px 0;border-left:3px solid #888">{head}{marker}{table}</div>'
@@ -269,10 +292,12 @@ def chain_page_html(shots: list[ChainSnapshot], page: ChainPage, symbols: dict[i
     surviving objects (those named by the focused entry's roots highlighted)."""
     symbols = symbols or {}
     shot = shots[page.snapshot]
-    parts = [f"<div><b>{html.escape(page.title(shots))}</b> &nbsp; {shot.objects_copied} objects copied "
-             f"from {shot.from_space[0]:#x} to {shot.to_space[0]:#x}</div>",
-             f'<div style="font-family:monospace;font-size:12px">@llvm_gc_root_chain ({shot.head:#x}) '
-             f"&rarr; {shot.entries[0].address if shot.entries else 0:#x}</div>"]
+    parts = [
+        f"<div><b>{html.escape(page.title(shots))}</b> &nbsp; {shot.objects_copied} objects copied "
+        f"from {shot.from_space[0]:#x} to {shot.to_space[0]:#x}</div>",
+        f'<div style="font-family:monospace;font-size:12px">@llvm_gc_root_chain ({shot.head:#x}) '
+        f"&rarr; {shot.entries[0].address if shot.entries else 0:#x}</div>",
+    ]
     for e in shot.entries:
         parts.append(_entry_html(e, e.depth == page.depth, symbols))
         parts.append('<div style="font-family:monospace;margin-left:24px">&darr; Next</div>')
@@ -283,9 +308,12 @@ def chain_page_html(shots: list[ChainSnapshot], page: ChainPage, symbols: dict[i
     for o in shot.objects:
         fields = ", ".join(f"*{v:#x}" if o.is_pointer_field(i) else str(v) for i, v in enumerate(o.fields))
         style = f"background:{_FOCUS_BG}" if o.address in mine else ""
-        rows.append(f'<tr style="{style}">' + _td(f"{o.address:#x}") + _td(f"[{fields}]")
-                    + _td(", ".join(o.named_by)) + "</tr>")
+        rows.append(
+            f'<tr style="{style}">' + _td(f"{o.address:#x}") + _td(f"[{fields}]") + _td(", ".join(o.named_by)) + "</tr>"
+        )
     more = f"<div>... and {shot.more_objects} more objects</div>" if shot.more_objects else ""
-    parts.append(f'<div style="margin-top:6px"><b>to-space after the collection</b></div>'
-                 f'<table style="border-collapse:collapse">{"".join(rows)}</table>{more}')
+    parts.append(
+        f'<div style="margin-top:6px"><b>to-space after the collection</b></div>'
+        f'<table style="border-collapse:collapse">{"".join(rows)}</table>{more}'
+    )
     return "".join(parts)

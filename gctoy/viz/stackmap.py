@@ -31,8 +31,16 @@ from ..stackmap.format import DYNAMIC_STACK_SIZE
 
 #: x86-64 DWARF register numbers (SysV psABI) and their names.
 DWARF_X86_64 = {
-    0: "RAX", 1: "RDX", 2: "RCX", 3: "RBX", 4: "RSI", 5: "RDI", 6: "RBP", 7: "RSP",
-    **{n: f"R{n}" for n in range(8, 16)}, 16: "RIP",
+    0: "RAX",
+    1: "RDX",
+    2: "RCX",
+    3: "RBX",
+    4: "RSI",
+    5: "RDI",
+    6: "RBP",
+    7: "RSP",
+    **{n: f"R{n}" for n in range(8, 16)},
+    16: "RIP",
     **{17 + i: f"XMM{i}" for i in range(16)},
 }
 
@@ -60,7 +68,7 @@ def annotated_hexdump(data: bytes) -> list[HexRow]:
 
     def take(size: int, name: str, value: str) -> None:
         nonlocal pos
-        rows.append(HexRow(pos, data[pos:pos + size], name, value))
+        rows.append(HexRow(pos, data[pos : pos + size], name, value))
         pos += size
 
     def pad_to_8(name: str) -> None:
@@ -91,8 +99,13 @@ def annotated_hexdump(data: bytes) -> list[HexRow]:
             take(1, f"{q}.Type", f"{int(loc.kind)} {_KIND_NAMES[loc.kind]}")
             take(1, f"{q}.Reserved", "0")
             take(2, f"{q}.Size", str(loc.size))
-            take(2, f"{q}.DwarfRegNum", f"{loc.dwarf_reg} {dwarf_register_name(loc.dwarf_reg)}"
-                 if loc.kind in _REGISTER_KINDS else str(loc.dwarf_reg))
+            take(
+                2,
+                f"{q}.DwarfRegNum",
+                f"{loc.dwarf_reg} {dwarf_register_name(loc.dwarf_reg)}"
+                if loc.kind in _REGISTER_KINDS
+                else str(loc.dwarf_reg),
+            )
             take(2, f"{q}.Reserved", "0")
             take(4, f"{q}.{_VALUE_NAMES[loc.kind]}", _location_value(loc, sm))
         pad_to_8(f"{p}.Padding")
@@ -109,13 +122,19 @@ def annotated_hexdump(data: bytes) -> list[HexRow]:
 
 
 _KIND_NAMES = {
-    LocationKind.REGISTER: "Register", LocationKind.DIRECT: "Direct", LocationKind.INDIRECT: "Indirect",
-    LocationKind.CONSTANT: "Constant", LocationKind.CONSTANT_INDEX: "ConstantIndex",
+    LocationKind.REGISTER: "Register",
+    LocationKind.DIRECT: "Direct",
+    LocationKind.INDIRECT: "Indirect",
+    LocationKind.CONSTANT: "Constant",
+    LocationKind.CONSTANT_INDEX: "ConstantIndex",
 }
 _REGISTER_KINDS = (LocationKind.REGISTER, LocationKind.DIRECT, LocationKind.INDIRECT)
 _VALUE_NAMES = {
-    LocationKind.REGISTER: "Offset", LocationKind.DIRECT: "Offset", LocationKind.INDIRECT: "Offset",
-    LocationKind.CONSTANT: "SmallConstant", LocationKind.CONSTANT_INDEX: "ConstantIndex",
+    LocationKind.REGISTER: "Offset",
+    LocationKind.DIRECT: "Offset",
+    LocationKind.INDIRECT: "Offset",
+    LocationKind.CONSTANT: "SmallConstant",
+    LocationKind.CONSTANT_INDEX: "ConstantIndex",
 }
 
 
@@ -140,7 +159,7 @@ def format_hexdump(rows: list[HexRow], group: bool = False, bytes_per_line: int 
     name_width = max((len(r.field) for r in rows), default=5) + 2
     lines = [f"{'offset':<8}{'bytes':<{width}}{'field':<{name_width}}value"]
     for r in rows:
-        chunks = [r.data[i:i + bytes_per_line] for i in range(0, len(r.data), bytes_per_line)] or [b""]
+        chunks = [r.data[i : i + bytes_per_line] for i in range(0, len(r.data), bytes_per_line)] or [b""]
         lines.append(f"{r.offset:#06x}  {chunks[0].hex(' '):<{width}}{r.field:<{name_width}}{r.value}".rstrip())
         for k, chunk in enumerate(chunks[1:], start=1):
             lines.append(f"{r.offset + k * bytes_per_line:#06x}  {chunk.hex(' ')}")
@@ -181,7 +200,7 @@ def statepoint_roles(record: StackMapRecord) -> list[str]:
     n_deopt = locs[2].offset_or_small_constant
     roles = ["calling convention", "flags", "deopt count"]
     roles += [f"deopt value {i}" for i in range(n_deopt)]
-    rest = list(locs[3 + n_deopt:])
+    rest = list(locs[3 + n_deopt :])
     allocas = 0
     while rest and rest[-1].kind is LocationKind.DIRECT:
         rest.pop()

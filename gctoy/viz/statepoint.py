@@ -15,6 +15,7 @@ live in the ``"gc-live"`` bundle and the relocate index is the position there::
     arg 6  #deopt args
     arg 7  GC pointer   -> relocate index 7
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from ..ir.statepoint import Statepoint, StatepointForm
 from ..ir.values import ConstantInt
 
 _HEADER = {
-    StatepointForm.OLDEST: ["target", "#call args", "<unused>"],   # seed 001: "i64 <unused>", later the flags
+    StatepointForm.OLDEST: ["target", "#call args", "<unused>"],  # seed 001: "i64 <unused>", later the flags
     StatepointForm.MIDDLE: ["ID", "#patch bytes", "target", "#call args", "flags"],
     StatepointForm.MODERN: ["ID", "#patch bytes", "target", "#call args", "flags"],
 }
@@ -62,8 +63,11 @@ def statepoint_layout(sp: Statepoint, *, opaque: bool = False) -> list[OperandSl
     for j in range(len(sp.call_args)):
         add(k, f"call arg {j}")
         k += 1
-    sections = [("deopt", "deopt value")] if sp.form is StatepointForm.OLDEST else [
-        ("transition", "transition value"), ("deopt", "deopt value")]
+    sections = (
+        [("deopt", "deopt value")]
+        if sp.form is StatepointForm.OLDEST
+        else [("transition", "transition value"), ("deopt", "deopt value")]
+    )
     for what, role in sections:
         count_operand = args[k]
         assert isinstance(count_operand, ConstantInt), "a verified statepoint's argument counts are constants"
@@ -85,8 +89,7 @@ def statepoint_layout(sp: Statepoint, *, opaque: bool = False) -> list[OperandSl
             if bundle.tag == "gc-live":
                 relocate = sp.relocate_index(gc_seen)
                 gc_seen += 1
-            rows.append(OperandSlot(f'"{bundle.tag}"[{j}]', None, role, print_operand(value, opaque=opaque),
-                                    relocate))
+            rows.append(OperandSlot(f'"{bundle.tag}"[{j}]', None, role, print_operand(value, opaque=opaque), relocate))
     return rows
 
 

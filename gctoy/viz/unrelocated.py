@@ -53,7 +53,7 @@ def use_page_html(fn: Function, use: UnrelocatedUse) -> str:
     lines.append(f'<pre style="{_PRE}">}}</pre>')
     path = " → ".join(use.path)
     kind = "poisoned (relocated on some paths only)" if use.poisoned else "unrelocated"
-    head = (f'<div class="msg">{html.escape(use.message)}<br>{kind}; path: {html.escape(path)}</div>')
+    head = f'<div class="msg">{html.escape(use.message)}<br>{kind}; path: {html.escape(path)}</div>'
     return f'{_STYLE}<div class="gctoy-uv">{head}{"".join(lines)}</div>'
 
 

@@ -25,12 +25,16 @@ def how_caller_is_found(frame, blob: bytes) -> str:
     """One sentence: how the walker gets from this frame to its caller."""
     hdr = decoded_method(blob).info.header
     if hdr.ebp_frame:
-        return (f"EBP frame: the return address is at EBP+4 = {frame.ebp + 4:#x}, and the caller's EBP is the "
-                f"word at EBP = {frame.ebp:#x}")
+        return (
+            f"EBP frame: the return address is at EBP+4 = {frame.ebp + 4:#x}, and the caller's EBP is the "
+            f"word at EBP = {frame.ebp:#x}"
+        )
     pushed = pushed_arg_size(blob, frame.code_offset)
     size = stack_size(hdr)
-    return (f"ESP frame: the return address is at ESP + {pushed} (arguments pushed here, from the pointer table) "
-            f"+ {size} (the frame, from the header) = {frame.esp + pushed + size:#x}; EBP passes through unchanged")
+    return (
+        f"ESP frame: the return address is at ESP + {pushed} (arguments pushed here, from the pointer table) "
+        f"+ {size} (the frame, from the header) = {frame.esp + pushed + size:#x}; EBP passes through unchanged"
+    )
 
 
 def walk_pages(frames, methods, names: dict[int, str]) -> list[str]:
@@ -41,19 +45,31 @@ def walk_pages(frames, methods, names: dict[int, str]) -> list[str]:
         rows = []
         for j, f in enumerate(frames[: i + 1]):
             cls = "now" if j == i else ""
-            rows.append(f'<tr class="{cls}"><td>{j}</td><td>@{html.escape(names.get(f.method, hex(f.method)))}</td>'
-                        f"<td>{f.code_offset:04X}</td><td>{f.esp:#x}</td><td>{f.ebp:#x}</td>"
-                        f"<td>{len(f.refs)}</td></tr>")
-        refs = "".join(
-            f"<tr><td>{html.escape(r.kind)}</td><td>{html.escape(r.location)}</td>"
-            f"<td>{'' if r.address is None else hex(r.address)}</td>"
-            f"<td>{'' if r.value is None else hex(r.value)}</td><td>{'interior' if r.interior else ''}"
-            f"{' pinned' if r.pinned else ''}</td></tr>" for r in frame.refs) or "<tr><td>no references</td></tr>"
+            rows.append(
+                f'<tr class="{cls}"><td>{j}</td><td>@{html.escape(names.get(f.method, hex(f.method)))}</td>'
+                f"<td>{f.code_offset:04X}</td><td>{f.esp:#x}</td><td>{f.ebp:#x}</td>"
+                f"<td>{len(f.refs)}</td></tr>"
+            )
+        refs = (
+            "".join(
+                f"<tr><td>{html.escape(r.kind)}</td><td>{html.escape(r.location)}</td>"
+                f"<td>{'' if r.address is None else hex(r.address)}</td>"
+                f"<td>{'' if r.value is None else hex(r.value)}</td><td>{'interior' if r.interior else ''}"
+                f"{' pinned' if r.pinned else ''}</td></tr>"
+                for r in frame.refs
+            )
+            or "<tr><td>no references</td></tr>"
+        )
         last = i == len(frames) - 1
-        how = ("the outermost managed frame: its caller is the runtime's entry, where the walk stops"
-               if last else how_caller_is_found(frame, blobs[i]))
-        pages.append(f'{_STYLE}<div class="gctoy-walk"><div>frame {i + 1} of {len(frames)}</div>'
-                     f"<table><tr><th>#</th><th>method</th><th>offset</th><th>ESP</th><th>EBP</th><th>refs</th></tr>"
-                     f"{''.join(rows)}</table><div class=\"how\">{html.escape(how)}</div>"
-                     f"<table><tr><th>kind</th><th>where</th><th>slot</th><th>value</th><th></th></tr>{refs}</table></div>")
+        how = (
+            "the outermost managed frame: its caller is the runtime's entry, where the walk stops"
+            if last
+            else how_caller_is_found(frame, blobs[i])
+        )
+        pages.append(
+            f'{_STYLE}<div class="gctoy-walk"><div>frame {i + 1} of {len(frames)}</div>'
+            f"<table><tr><th>#</th><th>method</th><th>offset</th><th>ESP</th><th>EBP</th><th>refs</th></tr>"
+            f'{"".join(rows)}</table><div class="how">{html.escape(how)}</div>'
+            f"<table><tr><th>kind</th><th>where</th><th>slot</th><th>value</th><th></th></tr>{refs}</table></div>"
+        )
     return pages

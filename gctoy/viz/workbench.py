@@ -57,20 +57,25 @@ def stages_html(stages: list[Stage], which: int | None = None) -> str:
         cls = {"+": "add", "-": "del"}.get(tag, "")
         rows.append(f'<tr class="{cls}"><td>{_e(tag)}</td><td>{_e(line)}</td></tr>')
     note = "" if stage.changed or stage.name == "input" else " (no change)"
-    return (f'{STYLE}<div class="gctoy-wb"><div><b>after {_e(stage.name)}</b>{note}</div>'
-            f'<table>{"".join(rows)}</table></div>')
+    return (
+        f'{STYLE}<div class="gctoy-wb"><div><b>after {_e(stage.name)}</b>{note}</div>'
+        f"<table>{''.join(rows)}</table></div>"
+    )
 
 
-def code_html(code: list[CodeLine], records: Sequence[RecordLink] = (), highlight: int | None = None,
-              current: int | None = None) -> str:
+def code_html(
+    code: list[CodeLine], records: Sequence[RecordLink] = (), highlight: int | None = None, current: int | None = None
+) -> str:
     """The machine code: address, bytes, instruction; calls with a record are tinted, ``highlight``'s call
     (a record index) and the instruction at ``current`` (an address) stand out."""
     hot_call = next((r.call_address for r in records if r.index == highlight), None)
     with_source = any(line.source for line in code)
     rows = []
     if with_source:
-        rows.append("<tr><th></th><th>gctoy's assembly</th><th>address</th><th>Keystone's bytes</th>"
-                    "<th>Capstone's reading</th><th></th></tr>")
+        rows.append(
+            "<tr><th></th><th>gctoy's assembly</th><th>address</th><th>Keystone's bytes</th>"
+            "<th>Capstone's reading</th><th></th></tr>"
+        )
     for line in code:
         classes = []
         if line.record is not None:
@@ -81,28 +86,35 @@ def code_html(code: list[CodeLine], records: Sequence[RecordLink] = (), highligh
         link = f"<td>&larr; record {line.record}</td>" if line.record is not None else "<td></td>"
         source = f"<td>{line.source_line}</td>" if line.source_line is not None else ""
         asm = f"<td>{_e(line.source)}</td>" if with_source else ""
-        rows.append(f'<tr class="{" ".join(classes)}" data-address="{line.address:#x}">{source}{label}{asm}'
-                    f"<td>{line.address:#x}</td><td>{_e(line.data.hex(' '))}</td><td>{_e(line.text)}</td>{link}</tr>")
+        rows.append(
+            f'<tr class="{" ".join(classes)}" data-address="{line.address:#x}">{source}{label}{asm}'
+            f"<td>{line.address:#x}</td><td>{_e(line.data.hex(' '))}</td><td>{_e(line.text)}</td>{link}</tr>"
+        )
     return f'{STYLE}<div class="gctoy-wb"><table>{"".join(rows)}</table></div>'
 
 
-def records_html(records: Sequence[RecordLink], highlight: int | None = None,
-                 frame_maps: Sequence[tuple[str, str]] = ()) -> str:
+def records_html(
+    records: Sequence[RecordLink], highlight: int | None = None, frame_maps: Sequence[tuple[str, str]] = ()
+) -> str:
     """The stack-map records (or GC-info call sites), each with its call's address and its locations; after
     a shadow-stack lowering, each function's FrameMap (NumRoots, NumMeta, the metadata) instead."""
     if frame_maps:
         maps = "".join(f"<tr><td>@{_e(fn)}</td><td>{_e(text)}</td></tr>" for fn, text in frame_maps)
-        return (f'{STYLE}<div class="gctoy-wb"><div>shadow stack: no stack map; the collector walks the '
-                f"chain of StackEntry records, each pointing at its function's FrameMap "
-                f"({{NumRoots, NumMeta}}, then the metadata)</div><table>{maps}</table></div>")
+        return (
+            f'{STYLE}<div class="gctoy-wb"><div>shadow stack: no stack map; the collector walks the '
+            f"chain of StackEntry records, each pointing at its function's FrameMap "
+            f"({{NumRoots, NumMeta}}, then the metadata)</div><table>{maps}</table></div>"
+        )
     if not records:
         return f'{STYLE}<div class="gctoy-wb">(no stack-map records: the program has no safepoints)</div>'
     rows = []
     for r in records:
         cls = "hot" if r.index == highlight else ""
         call = f"{r.call_address:#x}" if r.call_address is not None else "?"
-        rows.append(f'<tr class="{cls}"><td>{_e(r.summary)}</td><td>@{_e(r.function)}</td><td>call at {call}</td>'
-                    f"<td>returns to {r.return_address:#x}</td></tr>")
+        rows.append(
+            f'<tr class="{cls}"><td>{_e(r.summary)}</td><td>@{_e(r.function)}</td><td>call at {call}</td>'
+            f"<td>returns to {r.return_address:#x}</td></tr>"
+        )
         for n, loc in enumerate(r.locations, start=1):
             rows.append(f'<tr class="{cls}"><td></td><td colspan="3">#{n}: {_e(loc)}</td></tr>')
     return f'{STYLE}<div class="gctoy-wb"><table>{"".join(rows)}</table></div>'
@@ -113,8 +125,10 @@ def run_html(run: RunOutcome | None) -> str:
         return f'{STYLE}<div class="gctoy-wb">(not run)</div>'
     printed = ", ".join(map(str, run.printed)) or "nothing"
     result = "—" if run.result is None else str(run.result)
-    return (f'{STYLE}<div class="gctoy-wb"><div>printed: {_e(printed)}</div><div>@main returned: {_e(result)}</div>'
-            f"<div>collections: {run.collections}</div><div>{_e(run.stats)}</div></div>")
+    return (
+        f'{STYLE}<div class="gctoy-wb"><div>printed: {_e(printed)}</div><div>@main returned: {_e(result)}</div>'
+        f"<div>collections: {run.collections}</div><div>{_e(run.stats)}</div></div>"
+    )
 
 
 def asm_html(result: AsmResult, step: int | None = None) -> str:
@@ -128,13 +142,15 @@ def asm_html(result: AsmResult, step: int | None = None) -> str:
         s = result.steps[index]
         registers, changed = s.registers, s.changed
         current = result.steps[index + 1].address if index + 1 < len(result.steps) else None
-    regs = "".join(f'<tr class="{"hot" if name in changed else ""}"><td>{_e(name)}</td><td>{value:#x}</td></tr>'
-                   for name, value in registers.items())
+    regs = "".join(
+        f'<tr class="{"hot" if name in changed else ""}"><td>{_e(name)}</td><td>{value:#x}</td></tr>'
+        for name, value in registers.items()
+    )
     stack = result.steps[index].stack if result.steps else ()
     words = "".join(f"<tr><td>{address:#x}</td><td>{value:#x}</td></tr>" for address, value in stack)
     memory = f"<div><b>stack</b> (from the stack pointer up)</div><table>{words}</table>" if words else ""
-    return (f'{STYLE}<div class="gctoy-wb" style="display:flex; gap:16px; flex-wrap:wrap">'
-            f"<div>{code_html(result.code, current=current)}</div><div><table>{regs}</table>"
-            f"<div>{_e(result.stopped)}</div></div><div>{memory}</div></div>")
-
-
+    return (
+        f'{STYLE}<div class="gctoy-wb" style="display:flex; gap:16px; flex-wrap:wrap">'
+        f"<div>{code_html(result.code, current=current)}</div><div><table>{regs}</table>"
+        f"<div>{_e(result.stopped)}</div></div><div>{memory}</div></div>"
+    )

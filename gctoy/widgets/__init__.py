@@ -3,6 +3,7 @@
 Widgets here precompute their pages and link controls with ``jslink``, so they
 also work in the static HTML book where no kernel runs.
 """
+
 from .forms import FORM_ORDER, FORM_ORIGIN, FormPage, Relocation, StatepointFormsView, form_pages, statepoint_forms
 from .rs4gc import RS4GCStepper, rs4gc_stepper
 

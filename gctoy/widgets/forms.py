@@ -8,6 +8,7 @@ widget keeps working in the static HTML book where no kernel runs::
     ToggleButtons.index  --jslink-->  Stack.selected_index
       [oldest|middle|modern]            page 0 | page 1 | page 2   (precomputed HTML)
 """
+
 from __future__ import annotations
 
 import html
@@ -51,7 +52,9 @@ class FormPage:
 
     def caption(self) -> str:
         """A one-line HTML caption: the form, where it comes from, the relocate indices."""
-        idx = ", ".join(f"{html.escape(r.name)} = relocate({r.base_index}, {r.derived_index})" for r in self.relocations)
+        idx = ", ".join(
+            f"{html.escape(r.name)} = relocate({r.base_index}, {r.derived_index})" for r in self.relocations
+        )
         tail = f" &mdash; {idx}" if idx else ""
         return f"<b>{self.form.value}</b> form ({FORM_ORIGIN[self.form]}){tail}"
 
@@ -76,16 +79,17 @@ def form_pages(source: str | Module, *, filename: str = "<example>", opaque: boo
 class StatepointFormsView(widgets.VBox):
     """Toggle buttons over a stack of precomputed pages, one per statepoint form."""
 
-    def __init__(self, pages: list[FormPage], *, initial: StatepointForm | str = StatepointForm.MODERN,
-                 python_link: bool = False):
+    def __init__(
+        self, pages: list[FormPage], *, initial: StatepointForm | str = StatepointForm.MODERN, python_link: bool = False
+    ):
         initial = StatepointForm(initial)
         self.pages = list(pages)
         forms = [p.form for p in self.pages]
         start = forms.index(initial) if initial in forms else 0
-        self.selector = widgets.ToggleButtons(options=[f.value for f in forms], index=start,
-                                              description="form:")
-        self.stack = widgets.Stack([widgets.HTML(ir_html(p.text, caption=p.caption())) for p in self.pages],
-                                   selected_index=start)
+        self.selector = widgets.ToggleButtons(options=[f.value for f in forms], index=start, description="form:")
+        self.stack = widgets.Stack(
+            [widgets.HTML(ir_html(p.text, caption=p.caption())) for p in self.pages], selected_index=start
+        )
         #: The links between selector and stack: the browser-side ``jslink`` always, plus a
         #: kernel-side ``link`` when ``python_link`` is set (useful in tests and live kernels).
         self.links = [widgets.jslink((self.selector, "index"), (self.stack, "selected_index"))]
@@ -98,9 +102,15 @@ class StatepointFormsView(widgets.VBox):
         return f"StatepointFormsView(forms=[{forms}], selected={self.selector.value!r})"
 
 
-def statepoint_forms(source: str | Module, *, filename: str = "<example>", opaque: bool = False,
-                     initial: StatepointForm | str = StatepointForm.MODERN,
-                     python_link: bool = False) -> StatepointFormsView:
+def statepoint_forms(
+    source: str | Module,
+    *,
+    filename: str = "<example>",
+    opaque: bool = False,
+    initial: StatepointForm | str = StatepointForm.MODERN,
+    python_link: bool = False,
+) -> StatepointFormsView:
     """A :class:`StatepointFormsView` of ``source`` (IR text or a module) in the three forms."""
-    return StatepointFormsView(form_pages(source, filename=filename, opaque=opaque), initial=initial,
-                               python_link=python_link)
+    return StatepointFormsView(
+        form_pages(source, filename=filename, opaque=opaque), initial=initial, python_link=python_link
+    )

@@ -8,6 +8,7 @@ Every page is precomputed by :func:`gctoy.viz.gcinfo.offset_pages` and linked in
 
 so the slider also works in the static HTML book.
 """
+
 from __future__ import annotations
 
 import ipywidgets as widgets
@@ -25,11 +26,18 @@ class GCInfoExplorer(widgets.VBox):
         self.pages = offset_pages(self.blob, version)
         last = len(self.pages) - 1
         start = min(max(initial, 0), last)
-        self.slider = widgets.IntSlider(value=start, min=0, max=last, description="code offset",
-                                        continuous_update=True, readout_format="04X",
-                                        style={"description_width": "initial"})
-        self.stack = widgets.Stack([widgets.HTML(offset_page_html(self.blob, p, self.regions)) for p in self.pages],
-                                   selected_index=start)
+        self.slider = widgets.IntSlider(
+            value=start,
+            min=0,
+            max=last,
+            description="code offset",
+            continuous_update=True,
+            readout_format="04X",
+            style={"description_width": "initial"},
+        )
+        self.stack = widgets.Stack(
+            [widgets.HTML(offset_page_html(self.blob, p, self.regions)) for p in self.pages], selected_index=start
+        )
         self.links = [widgets.jslink((self.slider, "value"), (self.stack, "selected_index"))]
         if python_link:
             self.links.append(widgets.link((self.slider, "value"), (self.stack, "selected_index")))

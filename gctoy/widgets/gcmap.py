@@ -8,6 +8,7 @@ Every page is precomputed by :func:`gctoy.viz.gcmap.kind_pages` and linked in th
 
 so the chooser also works in the static HTML book.
 """
+
 from __future__ import annotations
 
 import ipywidgets as widgets
@@ -20,16 +21,18 @@ from ..viz.gcmap import KindPage, kind_pages
 class SafePointChooser(widgets.VBox):
     """Buttons for the safe point kinds over one function's marked listings."""
 
-    def __init__(self, compiled: CompiledModule, name: str, *, initial: str = "all four",
-                 python_link: bool = False) -> None:
+    def __init__(
+        self, compiled: CompiledModule, name: str, *, initial: str = "all four", python_link: bool = False
+    ) -> None:
         self.function = name
         self.pages: list[KindPage] = kind_pages(compiled, name)
         labels = [p.label for p in self.pages]
         if initial not in labels:
             raise GCToyError(f"no page {initial!r}; the pages are {', '.join(labels)}")
         start = labels.index(initial)
-        self.buttons = widgets.ToggleButtons(options=labels, index=start, description="safe points",
-                                             style={"description_width": "initial"})
+        self.buttons = widgets.ToggleButtons(
+            options=labels, index=start, description="safe points", style={"description_width": "initial"}
+        )
         self.stack = widgets.Stack([widgets.HTML(p.html()) for p in self.pages], selected_index=start)
         self.links = [widgets.jslink((self.buttons, "index"), (self.stack, "selected_index"))]
         if python_link:

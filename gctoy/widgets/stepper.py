@@ -12,6 +12,7 @@ the static HTML book where no kernel runs. The buttons run Python callbacks: wit
 they move the slider to the next recorded state, the next arrival at a safepoint or the next
 state right after a collection; in the static book they do nothing.
 """
+
 from __future__ import annotations
 
 import ipywidgets as widgets
@@ -27,33 +28,53 @@ BUTTON_KINDS: dict[str, StateKind | None] = {"step": None, "next safepoint": "sa
 class SafepointStepper(widgets.VBox):
     """Play, slider and buttons over the precomputed states of one recorded run."""
 
-    def __init__(self, trace: Trace, *, initial: int = 0, interval_ms: int = 900, python_link: bool = False,
-                 all_words: bool = False) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        *,
+        initial: int = 0,
+        interval_ms: int = 900,
+        python_link: bool = False,
+        all_words: bool = False,
+    ) -> None:
         if not trace.states:
             raise ValueError("a safepoint stepper needs at least one recorded state")
         self.trace = trace
         last = len(trace.states) - 1
         start = min(max(initial, 0), last)
-        self.play = widgets.Play(value=start, min=0, max=last, step=1, interval=interval_ms, description="play",
-                                 tooltip="play, pause, stop and repeat: walk through the recorded states")
-        self.slider = widgets.IntSlider(value=start, min=0, max=last, description="state",
-                                        continuous_update=True, readout=True)
+        self.play = widgets.Play(
+            value=start,
+            min=0,
+            max=last,
+            step=1,
+            interval=interval_ms,
+            description="play",
+            tooltip="play, pause, stop and repeat: walk through the recorded states",
+        )
+        self.slider = widgets.IntSlider(
+            value=start, min=0, max=last, description="state", continuous_update=True, readout=True
+        )
         self.stack = widgets.Stack(
             [widgets.HTML(state_html(s, len(trace.states), all_words=all_words)) for s in trace.states],
             selected_index=start,
         )
         #: The browser-side links (always), plus kernel-side ``link``s with ``python_link`` (for tests
         #: and live kernels, so moving ``slider.value`` in Python also turns the page in Python).
-        self.links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
-                      widgets.jslink((self.slider, "value"), (self.stack, "selected_index"))]
+        self.links = [
+            widgets.jslink((self.play, "value"), (self.slider, "value")),
+            widgets.jslink((self.slider, "value"), (self.stack, "selected_index")),
+        ]
         if python_link:
-            self.links += [widgets.link((self.play, "value"), (self.slider, "value")),
-                           widgets.link((self.slider, "value"), (self.stack, "selected_index"))]
+            self.links += [
+                widgets.link((self.play, "value"), (self.slider, "value")),
+                widgets.link((self.slider, "value"), (self.stack, "selected_index")),
+            ]
         self.buttons = {
             "back": widgets.Button(description="back", tooltip="the previous recorded state"),
             "step": widgets.Button(description="step", tooltip="the next recorded state"),
-            "next safepoint": widgets.Button(description="next safepoint",
-                                             tooltip="the next call into the runtime (before anything moves)"),
+            "next safepoint": widgets.Button(
+                description="next safepoint", tooltip="the next call into the runtime (before anything moves)"
+            ),
             "collect": widgets.Button(description="collect", tooltip="the state right after the next collection"),
             "restart": widgets.Button(description="restart", tooltip="the first state"),
         }
@@ -64,9 +85,11 @@ class SafepointStepper(widgets.VBox):
             button.on_click(lambda _b, name=name: self.press(name))
         note = widgets.HTML(
             '<span style="font-size:11px;color:#888">play and the slider work anywhere, even in the static '
-            "book; the buttons need a running kernel</span>")
-        super().__init__([widgets.HBox([self.play, self.slider]), widgets.HBox(list(self.buttons.values())),
-                          note, self.stack])
+            "book; the buttons need a running kernel</span>"
+        )
+        super().__init__(
+            [widgets.HBox([self.play, self.slider]), widgets.HBox(list(self.buttons.values())), note, self.stack]
+        )
 
     @property
     def index(self) -> int:
@@ -100,13 +123,27 @@ class SafepointStepper(widgets.VBox):
 
     def __repr__(self) -> str:
         state = self.trace.states[self.index]
-        return (f"SafepointStepper(states={len(self.trace.states)}, collections={self.trace.collections}, "
-                f"focus={self.trace.focus!r}, selected={self.index} ({state.kind}))")
+        return (
+            f"SafepointStepper(states={len(self.trace.states)}, collections={self.trace.collections}, "
+            f"focus={self.trace.focus!r}, selected={self.index} ({state.kind}))"
+        )
 
 
-def safepoint_stepper(program: str = LIST3, *, initial: int = 0, interval_ms: int = 900, python_link: bool = False,
-                      all_words: bool = False, **record) -> SafepointStepper:
+def safepoint_stepper(
+    program: str = LIST3,
+    *,
+    initial: int = 0,
+    interval_ms: int = 900,
+    python_link: bool = False,
+    all_words: bool = False,
+    **record,
+) -> SafepointStepper:
     """Record ``program`` with :func:`~gctoy.runtime.trace.record_trace` (``record`` are its keywords)
     and return a stepper over the states."""
-    return SafepointStepper(record_trace(program, **record), initial=initial, interval_ms=interval_ms,
-                            python_link=python_link, all_words=all_words)
+    return SafepointStepper(
+        record_trace(program, **record),
+        initial=initial,
+        interval_ms=interval_ms,
+        python_link=python_link,
+        all_words=all_words,
+    )

@@ -30,25 +30,71 @@ class Workbench(widgets.VBox):
     #: the box's rows (ipywidgets' trait, declared here for the type checker: ipywidgets has no type information)
     children: tuple[widgets.Widget, ...]
 
-    def __init__(self, source: str = "", *, mode: str = "IR",
-                 steps: tuple[str, ...] = ("rewrite-statepoints-for-gc", "verify-safepoints"),
-                 target: str = "x86-64", run: bool = True, height: str = "220px") -> None:
-        self.mode = widgets.ToggleButtons(options=["IR", "assembly"], value=mode, description="mode",
-                                          tooltips=["LLVM IR through gctoy's passes and lowering",
-                                                    "x86 assembly: Keystone's bytes, one step at a time on Unicorn"])
+    def __init__(
+        self,
+        source: str = "",
+        *,
+        mode: str = "IR",
+        steps: tuple[str, ...] = ("rewrite-statepoints-for-gc", "verify-safepoints"),
+        target: str = "x86-64",
+        run: bool = True,
+        height: str = "220px",
+    ) -> None:
+        self.mode = widgets.ToggleButtons(
+            options=["IR", "assembly"],
+            value=mode,
+            description="mode",
+            tooltips=[
+                "LLVM IR through gctoy's passes and lowering",
+                "x86 assembly: Keystone's bytes, one step at a time on Unicorn",
+            ],
+        )
         # continuous_update=False: the text reaches the kernel once, when the editor loses focus (as it does
         # when Run is pressed), not once per key; a per-key sync can still be queued in the browser when
         # Run's click arrives, and the kernel would run a half-typed program
-        self.editor = widgets.Textarea(value=source, layout=widgets.Layout(width="100%", height=height),
-                                       continuous_update=False,
-                                       placeholder="type LLVM IR (define i64 @main() ...) or x86 assembly")
-        self.steps = {name: widgets.Checkbox(value=name in steps, description=name, indent=False,
-                                             layout=widgets.Layout(width="auto"))
-                      for name in PIPELINE_STEPS}
-        self.target = widgets.Dropdown(options=list(TARGETS), value=target, description="target",
-                                       layout=widgets.Layout(width="180px"))
-        self.run_button = widgets.Button(description="Run", button_style="primary",
-                                         tooltip="run the pipeline (needs a running kernel)")
+        self.editor = widgets.Textarea(
+            value=source,
+            layout=widgets.Layout(width="100%", height=height),
+            continuous_update=False,
+            placeholder="type LLVM IR (define i64 @main() ...) or x86 assembly",
+        )
+        self.steps = {
+            name: widgets.Checkbox(
+                value=name in steps, description=name, indent=False, layout=widgets.Layout(width="auto")
+            )
+            for name in PIPELINE_STEPS
+        }
+        self.target = widgets.Dropdown(
+            options=list(TARGETS), value=target, description="target", layout=widgets.Layout(width="180px")
+        )
+        self.run_button = widgets.Button(
+            description="Run", button_style="primary", tooltip="run the pipeline (needs a running kernel)"
+        )
+        self._make_panes()
+        self.result: IRResult | AsmResult | None = None
+        self.options_box = widgets.HBox(
+            [*self.steps.values(), self.target], layout=widgets.Layout(flex_flow="row wrap")
+        )
+        super().__init__(
+            [
+                widgets.HBox([self.mode, self.run_button]),
+                self.options_box,
+                self.editor,
+                self.problem,
+                self.status,
+                self.tabs,
+            ]
+        )
+        self.run_button.on_click(self.run)
+        self._link_choosers()
+        self.step.observe(self._show_step, names="value")
+        self.mode.observe(self._switch_mode, names="value")
+        self._switch_mode()
+        if run and source.strip():
+            self.run()
+
+    def _make_panes(self) -> None:
+        """The message lines, the tabs of an IR run and the stepper of an assembly run."""
         self.problem = widgets.HTML()
         self.status = widgets.HTML()
         # The stage and record choosers are linked to Stacks of precomputed panes in the browser, so that
@@ -62,34 +108,32 @@ class Workbench(widgets.VBox):
         self.stepper_box = widgets.VBox()
         self.step = widgets.IntSlider(description="step", min=0, max=0, value=0)
         self.asm_pane = widgets.HTML()
-        self.tabs = widgets.Tab(children=[
-            widgets.VBox([self.stage, self.ir_pane]),
-            widgets.VBox([self.record, self.code_pane]),
-            self.records_pane,
-            self.run_pane,
-            self.stepper_box,
-        ])
+        self.tabs = widgets.Tab(
+            children=[
+                widgets.VBox([self.stage, self.ir_pane]),
+                widgets.VBox([self.record, self.code_pane]),
+                self.records_pane,
+                self.run_pane,
+                self.stepper_box,
+            ]
+        )
         for i, title in enumerate(IR_TABS):
             self.tabs.set_title(i, title)
         self.asm_box = widgets.VBox([self.step, self.asm_pane])
-        self.result: IRResult | AsmResult | None = None
-        self.options_box = widgets.HBox([*self.steps.values(), self.target],
-                                        layout=widgets.Layout(flex_flow="row wrap"))
-        super().__init__([widgets.HBox([self.mode, self.run_button]), self.options_box, self.editor,
-                          self.problem, self.status, self.tabs])
-        self.run_button.on_click(self.run)
-        self.links = [widgets.jslink((self.stage, "index"), (self.ir_pane, "selected_index")),
-                      widgets.jslink((self.record, "index"), (self.code_pane, "selected_index")),
-                      widgets.jslink((self.record, "index"), (self.records_pane, "selected_index"))]
+
+    def _link_choosers(self) -> None:
+        """Link the stage and record choosers to their panes, in the browser and in the kernel."""
+        self.links = [
+            widgets.jslink((self.stage, "index"), (self.ir_pane, "selected_index")),
+            widgets.jslink((self.record, "index"), (self.code_pane, "selected_index")),
+            widgets.jslink((self.record, "index"), (self.records_pane, "selected_index")),
+        ]
         # the same links in Python, so that a kernel (and the tests) see the panes follow the choosers
-        self.links += [widgets.link((self.stage, "index"), (self.ir_pane, "selected_index")),
-                       widgets.link((self.record, "index"), (self.code_pane, "selected_index")),
-                       widgets.link((self.record, "index"), (self.records_pane, "selected_index"))]
-        self.step.observe(self._show_step, names="value")
-        self.mode.observe(self._switch_mode, names="value")
-        self._switch_mode()
-        if run and source.strip():
-            self.run()
+        self.links += [
+            widgets.link((self.stage, "index"), (self.ir_pane, "selected_index")),
+            widgets.link((self.record, "index"), (self.code_pane, "selected_index")),
+            widgets.link((self.record, "index"), (self.records_pane, "selected_index")),
+        ]
 
     # ------------------------------------------------------------------ actions
 
@@ -127,11 +171,14 @@ class Workbench(widgets.VBox):
         self.ir_pane.selected_index = self.stage.index
         # record choice 0 is "(none)"; choice k highlights record k-1 and its call
         highlights = [None] + [r.index for r in result.records]
-        self.code_pane.children = [widgets.HTML(view.code_html(result.code, result.records, highlight=h)
-                                                if result.code else "") for h in highlights]
-        self.records_pane.children = [widgets.HTML(view.records_html(result.records, highlight=h,
-                                                                     frame_maps=result.frame_maps))
-                                      for h in highlights]
+        self.code_pane.children = [
+            widgets.HTML(view.code_html(result.code, result.records, highlight=h) if result.code else "")
+            for h in highlights
+        ]
+        self.records_pane.children = [
+            widgets.HTML(view.records_html(result.records, highlight=h, frame_maps=result.frame_maps))
+            for h in highlights
+        ]
         self.record.options = [("(none)", -1)] + [(r.summary, r.index) for r in result.records]
         self.record.index = 0
         self.code_pane.selected_index = self.records_pane.selected_index = 0

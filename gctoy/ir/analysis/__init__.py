@@ -1,4 +1,5 @@
 """gctoy.ir.analysis: control flow, dominators, loops, liveness and def-use chains of one function."""
+
 from .cfg import (
     Edge,
     critical_edges,

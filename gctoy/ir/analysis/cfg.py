@@ -6,6 +6,7 @@ already says).  Every order returned here is deterministic: function order
 for "all blocks" lists, depth-first order following terminator operand order
 for traversals.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple

@@ -5,6 +5,7 @@ Keys are ``id(value)`` because constants compare (and hash) by content: two
 blocks and globals all have identity, so ``users(fn)[id(v)]`` is exact.
 Every answer is read from the values' use lists (:mod:`gctoy.ir.uses`), not from a scan.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

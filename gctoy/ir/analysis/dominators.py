@@ -10,6 +10,7 @@ Irreducible control flow only costs extra sweeps.
 Conventions follow LLVM: a block unreachable from the entry has no immediate
 dominator, is dominated by every block, and dominates nothing reachable.
 """
+
 from __future__ import annotations
 
 from ...errors import GCToyError
@@ -188,8 +189,9 @@ class DominatorTree:
             return False
         return all(p is source or self.dominates(target, p) for p in self.predecessors[target])
 
-    def dominates_use(self, definition: Value, user: Instruction,
-                      operand_block_for_phi: BasicBlock | None = None) -> bool:
+    def dominates_use(
+        self, definition: Value, user: Instruction, operand_block_for_phi: BasicBlock | None = None
+    ) -> bool:
         """True if ``definition`` is available wherever ``user`` reads it.
 
         Arguments and constants are available everywhere.  Inside one block the

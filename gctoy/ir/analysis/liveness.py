@@ -18,6 +18,7 @@ Sets are Python ints used as bitsets over the function's value numbering (see
 live-in set grew, so large functions stay fast.  Everything handed back to
 callers is a tuple in definition order.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -75,8 +76,8 @@ class Liveness:
     def _scan_blocks(self) -> None:
         numbering, index = self.numbering, self._block_index
         n = len(self._blocks)
-        self._gen = [0] * n       # read in the block before any definition there
-        self._kill = [0] * n      # defined in the block (phis included)
+        self._gen = [0] * n  # read in the block before any definition there
+        self._kill = [0] * n  # defined in the block (phis included)
         self._edge_uses: dict[tuple[int, int], int] = {}  # (pred, block) -> phi operands on that edge
         self._succ = [[index[s] for s in b.successors if s in index] for b in self._blocks]
         self._pred: list[list[int]] = [[] for _ in range(n)]

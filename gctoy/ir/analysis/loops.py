@@ -9,6 +9,7 @@ Cycles entered at more than one block (irreducible control flow) have no
 dominating header, so they are not natural loops and are not reported;
 :func:`is_reducible` tells whether a function has any.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -94,8 +95,7 @@ class LoopInfo:
                 self._innermost[b] = loop
         for loop in found:
             loop.children.sort(key=lambda lp: order[lp.header])
-        self.top_level: list[Loop] = sorted((lp for lp in found if lp.parent is None),
-                                            key=lambda lp: order[lp.header])
+        self.top_level: list[Loop] = sorted((lp for lp in found if lp.parent is None), key=lambda lp: order[lp.header])
         self.loops: list[Loop] = []
         stack = list(reversed(self.top_level))
         while stack:

@@ -5,6 +5,7 @@ is bit ``1 << k``.  Numbers follow definition order -- arguments first, then
 instructions block by block -- so decoding a bitset gives a deterministic,
 source-ordered tuple.
 """
+
 from __future__ import annotations
 
 from itertools import compress
