@@ -8,102 +8,23 @@ handed to the pass function as its second argument.
 
 from __future__ import annotations
 
-from typing import Callable
-
-from ..errors import GCToyError, VerifyError
-from ..ir.module import Module
-from ..ir.verifier import check_module
-
-#: a pass changes (or checks) the module in place; what it returns is not used
-PassFn = Callable[[Module], object]
-
-#: opt-style pass name -> function that transforms (or checks) a module in place.
-REGISTRY: dict[str, PassFn] = {}
-#: Names of passes that accept ``name<options>``; their function takes the option text.
-TAKES_OPTIONS: set[str] = set()
-
-
-def register(name: str, options: bool = False) -> Callable[[PassFn], PassFn]:
-    """Decorator: make a pass available under ``name`` (as in ``-passes=name``)."""
-
-    def wrap(fn: PassFn) -> PassFn:
-        REGISTRY[name] = fn
-        if options:
-            TAKES_OPTIONS.add(name)
-        return fn
-
-    return wrap
-
-
-class UnknownPassError(GCToyError):
-    """A pass name that gctoy does not have."""
-
-
-@register("verify", options=True)
-def verify(module: Module, options: str | None = None) -> None:
-    """The structural verifier (raises VerifyError on the first problem); ``verify<safepoint-ir>``: LLVM's
-    name for the safepoint verifier, ``verify-safepoints``."""
-    if options is None:
-        check_module(module)
-    elif options == "safepoint-ir":
-        REGISTRY["verify-safepoints"](module)
-    else:
-        raise UnknownPassError(f"unknown verifier 'verify<{options}>' (gctoy has: verify, verify<safepoint-ir>)")
-
-
-def split_pass(entry: str) -> tuple[str, str | None]:
-    """``"p<a;b>"`` -> ``("p", "a;b")``; ``"p"`` -> ``("p", None)``."""
-    entry = entry.strip()
-    if entry.endswith(">") and "<" in entry:
-        name, _, rest = entry.partition("<")
-        return name.strip(), rest[:-1]
-    return entry, None
-
-
-def split_top_level(text: str) -> list[str]:
-    parts: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in text:
-        depth += (ch == "<") - (ch == ">")
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur))
-    return [p.strip() for p in parts if p.strip()]
-
-
-def parse_pipeline(text: str) -> list[str]:
-    """Split ``"a,b<opts>"`` into pass entries, checking each name exists (and takes options if given)."""
-    entries = split_top_level(text)
-    if not entries:
-        raise UnknownPassError("empty pass pipeline")
-    for entry in entries:
-        n, opts = split_pass(entry)
-        if n not in REGISTRY:
-            known = ", ".join(sorted(REGISTRY))
-            raise UnknownPassError(f"unknown pass name '{n}' (gctoy has: {known})")
-        if opts is not None and n not in TAKES_OPTIONS:
-            raise UnknownPassError(f"pass '{n}' takes no options (got '<{opts}>')")
-    return entries
-
-
-def run(module: Module, pipeline: str) -> Module:
-    """Run the passes of ``pipeline`` on ``module`` in order; returns the module."""
-    for entry in parse_pipeline(pipeline):
-        name, opts = split_pass(entry)
-        if opts is None:
-            REGISTRY[name](module)
-        else:
-            REGISTRY[name](module, opts)  # type: ignore[call-arg]  # a pass in TAKES_OPTIONS takes the option text too
-    return module
-
+from ..errors import VerifyError
+from .registry import (
+    REGISTRY,
+    TAKES_OPTIONS,
+    PassFn,
+    UnknownPassError,
+    parse_pipeline,
+    register,
+    run,
+    split_pass,
+    split_top_level,
+    verify,
+)
 
 from . import place_safepoints as _place_safepoints  # noqa: F401,E402  (registers "place-safepoints")
 from . import rewrite_statepoints as _rewrite_statepoints  # noqa: F401,E402  (registers "rewrite-statepoints-for-gc")
-from . import verify_safepoints as _verify_safepoints  # noqa: F401,E402  (registers "verify-safepoints")
+from . import safepoint_ir_report as _safepoint_ir_report  # noqa: F401,E402  (registers "verify-safepoints")
 from . import shadow_stack_lowering as _shadow_stack_lowering  # noqa: F401,E402  (registers "shadow-stack-gc-lowering")
 from . import gcroots_from_statepoints as _gcroots_from_statepoints  # noqa: F401,E402  (registers "statepoints-to-gcroots")
 from . import lower_barriers as _lower_barriers  # noqa: F401,E402  (registers "lower-gc-barriers")
@@ -111,10 +32,13 @@ from . import lower_barriers as _lower_barriers  # noqa: F401,E402  (registers "
 __all__ = [
     "REGISTRY",
     "TAKES_OPTIONS",
+    "PassFn",
     "UnknownPassError",
     "VerifyError",
     "parse_pipeline",
     "register",
     "run",
     "split_pass",
+    "split_top_level",
+    "verify",
 ]

@@ -60,7 +60,7 @@ from ..ir.module import Module, resolve_attrs
 from ..ir.statepoint import GCRelocate, Statepoint, statepoint_unwind_map, token_statepoint
 from ..ir.types import I8, I64, VOID, FunctionType, PointerType, Type
 from ..ir.values import Attribute, Constant, ConstantExpr, ConstantNull, Function, Value
-from . import register
+from .registry import register
 from .rewrite_statepoints import STATEPOINT_STRATEGIES
 
 GCROOT = "llvm.gcroot"

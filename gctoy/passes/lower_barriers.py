@@ -50,7 +50,7 @@ from ..ir.types import I8, I64, ArrayType, PointerType, Type
 from ..ir.names import is_numbered
 from ..ir.values import ConstantInt, ConstantNull, Function, GlobalVariable, Value, ZeroInitializer
 from ..strategy import GCStrategy, get_strategy
-from . import register
+from .registry import register
 from .naming import NameUniquer
 from .shadow_stack_lowering import init_roots
 

@@ -33,7 +33,7 @@ from ..ir.analysis.dominators import DominatorTree
 from ..ir.analysis.loops import Loop, LoopInfo
 from ..ir.module import Module
 from ..ir.values import BasicBlock, Function, Undef, Value
-from . import register
+from .registry import register
 from .counted_loops import must_be_finite_counted_loop
 from .inline_poll import POLL_NAME, SymbolTable, check_poll_function, inline_poll
 from .library_functions import is_library_call

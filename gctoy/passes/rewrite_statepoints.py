@@ -37,7 +37,7 @@ from ..ir.statepoint import StatepointForm
 from ..ir.module import Module
 from ..ir.types import FunctionType
 from ..ir.values import Attribute, Function
-from . import register
+from .registry import register
 from .rs4gc_analyze import bases, liveness, liveness_with_bases, tidy
 from .rs4gc_options import (  # noqa: F401  (re-exported: the pass's public names)
     DEOPTIMIZE,

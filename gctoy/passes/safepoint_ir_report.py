@@ -12,14 +12,21 @@ and goes on; without the flag the first illegal use stops ``opt``.  An instructi
 printed as LLVM prints a value, with its two-space indent (so ``Def:`` is followed by three
 spaces); an argument as its type and name.  gctoy writes the same text, so that a test
 written against LLVM's report reads gctoy's.
+
+The ``verify-safepoints`` pass (LLVM's ``verify<safepoint-ir>``) lives here too: it raises on the
+uses :func:`gctoy.passes.verify_safepoints.find_unrelocated_uses` finds, or prints this report.
 """
 
 from __future__ import annotations
 
+import sys
+
+from ..errors import VerifyError
 from ..ir import instructions as I
 from ..ir.module import Module
 from ..ir.printer import print_instruction, print_operand, uses_opaque_pointers
 from ..ir.values import Function, Value
+from .registry import register
 from .verify_safepoints import find_unrelocated_uses
 
 
@@ -52,3 +59,32 @@ def module_report(module: Module, opaque: bool | None = None) -> str:
 
 
 __all__ = ["function_report", "module_report"]
+
+
+@register("verify-safepoints", options=True)
+def verify_safepoints(module: Module, options: str | None = None) -> None:
+    """Raise VerifyError listing every unrelocated use in the module, one line per use.
+
+    The error's location is the first use; its message holds that use's text and
+    then one full ``file:line:col: error: ...`` line for each further use.
+    ``verify-safepoints<print-only>`` (LLVM's ``-safepoint-ir-verifier-print-only``)
+    writes LLVM's report of every function to standard error instead and never fails.
+    """
+    if options is not None:
+        if options != "print-only":
+            raise VerifyError(f"verify-safepoints takes one option, 'print-only' (got '<{options}>')")
+        sys.stderr.write(module_report(module))
+        return
+    found = [u for fn in module.definitions() for u in find_unrelocated_uses(fn)]
+    if not found:
+        return
+    filename = getattr(module, "filename", None) or "<input>"
+    lines = []
+    for k, u in enumerate(found):
+        loc = u.location or f"{filename}: @{u.instruction.function.name}"
+        lines.append(u.message if k == 0 else f"{loc}: error: {u.message}")
+    first = found[0]
+    raise VerifyError("\n".join(lines), first.location or f"{filename}: @{first.instruction.function.name}")
+
+
+register("verify-safepoint-ir", options=True)(verify_safepoints)  # LLVM's legacy pass name

@@ -48,7 +48,7 @@ from ..ir.values import (
     NamedType,
     ZeroInitializer,
 )
-from . import register
+from .registry import register
 
 GCROOT = "llvm.gcroot"
 STRATEGY = "shadow-stack"

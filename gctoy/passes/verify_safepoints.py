@@ -48,10 +48,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from ..errors import VerifyError
 from ..ir import instructions as I
 from ..ir.analysis import DominatorTree, LocalNames, reverse_post_order
-from ..ir.module import Module
 from ..ir.statepoint import Statepoint, source_location
 from ..ir.types import VOID
 from ..ir.values import (
@@ -59,7 +57,6 @@ from ..ir.values import (
     Function,
     Value,
 )
-from . import register
 from .safepoint_base_kinds import BaseKind, BaseKinds, base_kind, holds_gc_pointer, may_move
 from .safepoint_deadness import Deadness
 
@@ -426,39 +423,6 @@ def find_unrelocated_uses(fn: Function) -> list[UnrelocatedUse]:
     return result
 
 
-@register("verify-safepoints", options=True)
-def verify_safepoints(module: Module, options: str | None = None) -> None:
-    """Raise VerifyError listing every unrelocated use in the module, one line per use.
-
-    The error's location is the first use; its message holds that use's text and
-    then one full ``file:line:col: error: ...`` line for each further use.
-    ``verify-safepoints<print-only>`` (LLVM's ``-safepoint-ir-verifier-print-only``)
-    writes LLVM's report of every function to standard error instead and never fails.
-    """
-    if options is not None:
-        if options != "print-only":
-            raise VerifyError(f"verify-safepoints takes one option, 'print-only' (got '<{options}>')")
-        import sys
-
-        from .safepoint_ir_report import module_report
-
-        sys.stderr.write(module_report(module))
-        return
-    found = [u for fn in module.definitions() for u in find_unrelocated_uses(fn)]
-    if not found:
-        return
-    filename = getattr(module, "filename", None) or "<input>"
-    lines = []
-    for k, u in enumerate(found):
-        loc = u.location or f"{filename}: @{u.instruction.function.name}"
-        lines.append(u.message if k == 0 else f"{loc}: error: {u.message}")
-    first = found[0]
-    raise VerifyError("\n".join(lines), first.location or f"{filename}: @{first.instruction.function.name}")
-
-
-register("verify-safepoint-ir", options=True)(verify_safepoints)  # LLVM's legacy pass name
-
-
 __all__ = [
     "BaseKind",
     "BaseKinds",
@@ -469,5 +433,4 @@ __all__ = [
     "find_unrelocated_uses",
     "holds_gc_pointer",
     "may_move",
-    "verify_safepoints",
 ]
