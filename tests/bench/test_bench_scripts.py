@@ -45,3 +45,12 @@ def test_gcinfo_fuzz_bench_compares_mutated_with_valid_input():
     out = _run("bench_gcinfo_fuzz.py", "--blobs", "200", "--repeat", "1")
     for name in ("whole-method blobs", "EBP-less pointer tables"):
         assert f"{name}: mutated input is" in out
+
+
+def test_many_statepoints_bench_compares_with_llc_and_fits_the_growth(llvm14):
+    out = _run("bench_many_statepoints.py", "--sizes", "20,40,80", "--repeat", "1")
+    assert "gctoy llc / llc" in out and "least of 1" in out
+    verdicts = [line for line in out.splitlines() if line.startswith(("PASS ", "FAIL "))]
+    assert len(verdicts) == 4, out  # the ratio and the fitted growth, for gctoy llc and gctoy run
+    assert sum("fitted over 20..80" in line for line in verdicts) == 2, out
+    assert "llc -O2 itself grows" in out
