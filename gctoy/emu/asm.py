@@ -148,6 +148,26 @@ ALLOWED_DIRECTIVES = frozenset(
     ]
 )
 
+#: Directive names of LLVM's assembler (which Keystone is), matched without case: a label may not take
+#: one, or ``.incbin: ...`` followed by ``.incbin "file"`` would pass for a use of the label.
+KNOWN_DIRECTIVES = ALLOWED_DIRECTIVES | frozenset(
+    """
+    .abort .addrsig .addrsig_sym .align32 .balignl .balignw .bss .bundle_align_mode .bundle_lock
+    .bundle_unlock .cfi_adjust_cfa_offset .cfi_def_cfa .cfi_def_cfa_offset .cfi_def_cfa_register
+    .cfi_endproc .cfi_escape .cfi_offset .cfi_rel_offset .cfi_register .cfi_remember_state
+    .cfi_restore .cfi_restore_state .cfi_same_value .cfi_sections .cfi_signal_frame .cfi_startproc
+    .cfi_undefined .cfi_window_save .code16 .code16gcc .comm .common .cv_file .cv_func_id .cv_loc
+    .cv_linetable .dc .dc.a .dc.b .dc.d .dc.l .dc.s .dc.w .dc.x .dcb .dcb.b .dcb.d .dcb.l .dcb.s .dcb.w
+    .dcb.x .double .ds .ds.b .ds.d .ds.l .ds.p .ds.s .ds.w .ds.x .else .elseif .end .endif .endm
+    .endmacro .endr .equiv .eqv .err .error .even .exitm .extern .fill .float .hidden .if .ifb .ifc
+    .ifdef .ifeq .ifeqs .ifge .ifgt .ifle .iflt .ifnb .ifnc .ifndef .ifne .ifnes .ifnotdef .incbin
+    .include .internal .irp .irpc .lcomm .lazy_reference .line .loc .macro .macros_off .macros_on
+    .no_dead_strip .nops .octa .org .p2alignl .p2alignw .popsection .previous .print .private_extern
+    .protected .purgem .pushsection .reference .reloc .rep .rept .single .sleb128 .stabs .subsection
+    .symver .tbss .uleb128 .version .warning .weak .weak_definition .weak_reference .zerofill
+    """.split()
+)
+
 #: Address space of the child process that runs Keystone on untrusted text (MiB).
 UNTRUSTED_MEMORY_MB = 512
 
@@ -164,7 +184,12 @@ def check_directives(text: str) -> None:
     comments and strings included, must be an allowed directive, a label the text defines
     (``.Lloop:``), or a section name after ``.section``.
     """
-    labels = {m.group(1) for m in _DOT_LABEL.finditer(text)}
+    labels = set()
+    for m in _DOT_LABEL.finditer(text):
+        if m.group(1).lower() in KNOWN_DIRECTIVES:
+            number = text.count("\n", 0, m.start()) + 1
+            raise AssemblerError(f"line {number}: a label may not be named like the directive '{m.group(1)}'")
+        labels.add(m.group(1))
     for number, line in enumerate(text.splitlines(), start=1):
         for statement in line.split(";"):
             names = [m.group(1) for m in _DOT_NAME.finditer(statement)]

@@ -45,6 +45,24 @@ def test_file_and_macro_directives_are_refused_with_the_line(secret, template, l
         assert f"line {line}: directive '{directive}' is not allowed" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("template", "line", "label"),
+    [
+        ('.incbin:\n.incbin "{p}"', 1, ".incbin"),
+        ('nop\n.INCLUDE: nop\n.include "{inc}"', 2, ".INCLUDE"),
+        ('.Loc: .loc 1 2', 1, ".Loc"),
+    ],
+)
+def test_a_label_named_like_a_directive_is_refused(secret, template, line, label) -> None:
+    # a defined label is allowed wherever its name appears; one spelled like a directive would let
+    # the directive through under its cover
+    text = template.format(p=secret, inc=secret.parent / "inc.s")
+    for assembler in (assemble_untrusted, assemble):
+        with pytest.raises(AssemblerError) as caught:
+            assembler(text)
+        assert f"line {line}: a label may not be named like the directive '{label}'" in str(caught.value)
+
+
 def test_the_child_cannot_open_files_even_past_the_check(secret, monkeypatch) -> None:
     # Second line of defence: with the directive check switched off, Keystone's child still has
     # no file descriptor to spare, so .incbin/.include give nothing (or an error), never the file.
