@@ -89,12 +89,14 @@ def format_error(e: GCToyError, filename: str) -> str:
     return f"{filename}: error: {e}"
 
 
-def read_module(path: str, implicit: bool, verify: bool = True, entry: str | None = None):
+def read_module(path: str, implicit: bool, verify: bool = True, entry: str | None = None, text: str | None = None):
     """Parse IR for ``llc``/``run``, verify it (unless ``-disable-verify``), check its declarations of the
-    runtime's functions and (for ``run``) the entry function against the guest ABI."""
+    runtime's functions and (for ``run``) the entry function against the guest ABI. ``text``: the IR,
+    already read from ``path``."""
     from .runtime.guest_abi import check_entry, check_runtime_declarations
 
-    text = read_text_input(path)
+    if text is None:
+        text = read_text_input(path)
     module = parse_module(text, path, implicit_declarations=implicit)
     for note in module.notes:
         print(note, file=sys.stderr)
@@ -106,14 +108,21 @@ def read_module(path: str, implicit: bool, verify: bool = True, entry: str | Non
     return module
 
 
-def driver_module(path: str, place_safepoints: bool, implicit: bool, verify: bool = True, entry: str | None = None):
+def driver_module(
+    path: str,
+    place_safepoints: bool,
+    implicit: bool,
+    verify: bool = True,
+    entry: str | None = None,
+    text: str | None = None,
+):
     """Read IR for ``llc``/``run`` (see read_module): a module still in the abstract machine model (calls, no
     statepoints) gets ``rewrite-statepoints-for-gc`` first (and ``place-safepoints`` if asked)."""
     from .ir.statepoint import statepoints
     from .passes import run
     from .passes.rewrite_statepoints import STATEPOINT_STRATEGIES
 
-    module = read_module(path, implicit, verify, entry)
+    module = read_module(path, implicit, verify, entry, text)
     gc_functions = [f for f in module.definitions() if f.gc in STATEPOINT_STRATEGIES]
     if gc_functions and not any(statepoints(f) for f in gc_functions):
         run(module, ("place-safepoints," if place_safepoints else "") + "rewrite-statepoints-for-gc")

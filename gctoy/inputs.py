@@ -90,7 +90,11 @@ def read_bytes_input(path_or_dash: str, limit: int = BYTES_INPUT_LIMIT, what: st
 
 def read_text_input(path_or_dash: str, limit: int = TEXT_INPUT_LIMIT) -> str:
     """The UTF-8 text of a file (``-``: standard input), at most ``limit`` bytes, else :class:`InputError`."""
-    data = read_bytes_input(path_or_dash, limit, "IR text")
+    return decode_text(read_bytes_input(path_or_dash, limit, "IR text"), path_or_dash)
+
+
+def decode_text(data: bytes, path_or_dash: str) -> str:
+    """``data`` read from ``path_or_dash`` as UTF-8 text; a bad byte is an :class:`InputError` at its line:col."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

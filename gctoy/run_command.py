@@ -16,6 +16,10 @@ from .command_support import (
     report_failure,
 )
 from .errors import GCToyError
+from .inputs import TEXT_INPUT_LIMIT, InputError, decode_text, read_bytes_input
+
+#: the first bytes of an ELF file: ``gctoy run -`` reads an object, anything else on standard input is IR
+ELF_MAGIC = b"\x7fELF"
 
 
 class _Budget(TypedDict):
@@ -128,32 +132,37 @@ def _run(args: argparse.Namespace, budget: _Budget):
             **budget,
             on_collect=(lambda rt, done: print(trace_collection32(rt, done), file=sys.stderr)) if args.trace else None,
         )
-    elif args.input.endswith(".ll"):
-        module = driver_module(
-            args.input, args.place_safepoints, args.implicit_declarations, not args.disable_verify, args.entry
-        )
-        lower_for_shadow_stack(module, convert_statepoints=args.design == "shadow-stack")
-        warning = gc_strategy_warning(module) if args.gc != "none" else None
-        if warning:
-            print(f"{args.input}: warning: {warning}", file=sys.stderr)
-        return run_module(
-            module,
-            gc=args.gc,
-            stress=args.stress,
-            verify=args.verify_heap,
-            entry=args.entry,
-            on_collect=hook,
-            regalloc=args.regalloc,
-            gc_registers=args.gc_registers,
-            **budget,
-        )
-    else:
-        return run_object(
-            args.input,
-            gc=args.gc,
-            stress=args.stress,
-            verify=args.verify_heap,
-            entry=args.entry,
-            on_collect=hook,
-            **budget,
-        )
+    text = None
+    if not args.input.endswith(".ll"):
+        data = read_bytes_input(args.input, what="an object")
+        if args.input != "-" or data.startswith(ELF_MAGIC):
+            return run_object(
+                data,
+                gc=args.gc,
+                stress=args.stress,
+                verify=args.verify_heap,
+                entry=args.entry,
+                on_collect=hook,
+                **budget,
+            )
+        if len(data) > TEXT_INPUT_LIMIT:
+            raise InputError("<stdin>", f"input is larger than the {TEXT_INPUT_LIMIT >> 20} MiB limit of IR text")
+        text = decode_text(data, args.input)  # IR on standard input
+    module = driver_module(
+        args.input, args.place_safepoints, args.implicit_declarations, not args.disable_verify, args.entry, text
+    )
+    lower_for_shadow_stack(module, convert_statepoints=args.design == "shadow-stack")
+    warning = gc_strategy_warning(module) if args.gc != "none" else None
+    if warning:
+        print(f"{args.input}: warning: {warning}", file=sys.stderr)
+    return run_module(
+        module,
+        gc=args.gc,
+        stress=args.stress,
+        verify=args.verify_heap,
+        entry=args.entry,
+        on_collect=hook,
+        regalloc=args.regalloc,
+        gc_registers=args.gc_registers,
+        **budget,
+    )

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from gctoy.emu.image import CODE_BASE, DATA_BASE, Image, stub_address
 from gctoy.errors import GCToyError
+from gctoy.inputs import read_bytes_input
 from gctoy.runtime.cfi import EH_FRAME, UnwindTable, read_unwind_table
 from gctoy.stackmap import StackMap, parse
 
@@ -80,7 +81,7 @@ def load_object(source: str | Path | bytes) -> LoadedObject:
     """
     from elftools.common.exceptions import ELFError
 
-    data = source if isinstance(source, (bytes, bytearray)) else Path(source).read_bytes()
+    data = source if isinstance(source, (bytes, bytearray)) else read_bytes_input(str(source), what="an object")
     try:
         return _load_object(bytes(data))
     except GCToyError:

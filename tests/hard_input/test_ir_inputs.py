@@ -8,6 +8,7 @@ accepted by every command.
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -67,12 +68,28 @@ def test_endless_standard_input_stops_at_the_limit() -> None:
 
 @pytest.mark.parametrize("command", ("llc", "run"))
 def test_endless_file_stops_at_the_limit(command: str) -> None:
-    r = run_gctoy([command, "/dev/zero"] if command == "llc" else [command, "/dev/zero.ll"])
-    if command == "run":
-        # ``run`` picks IR by the .ll suffix; a missing .ll file is a clean error too
-        assert_clean_error(r, "cannot read")
+    r = run_gctoy([command, "/dev/zero"])
+    if command == "run":  # a file without the .ll suffix is an object: the objects' limit, at its byte offset
+        assert_clean_error(r, "/dev/zero: error: input is larger than the 64 MiB limit of an object (byte offset")
         return
     _located_error(r, "MiB limit")
+
+
+def test_endless_standard_input_to_run_stops_at_the_limit() -> None:
+    r = run_gctoy(["run", "-"], stdin_path="/dev/zero")
+    assert_clean_error(r, "<stdin>: error: input is larger than the 64 MiB limit of an object (byte offset")
+
+
+def test_run_reads_ir_or_an_object_from_standard_input(tmp_path: Path, llvm14) -> None:
+    ir = "define i64 @main() {\nentry:\n  ret i64 42\n}\n"
+    text = run_gctoy(["run", "-"], stdin=ir)
+    assert text.returncode == 0 and "result: 42" in text.stdout, text.stderr
+    src = tmp_path / "m.ll"
+    src.write_text(ir)
+    obj = tmp_path / "m.o"
+    subprocess.run([str(llvm14.llc), "-filetype=obj", str(src), "-o", str(obj)], check=True)
+    binary = run_gctoy(["run", "-"], stdin_path=obj)
+    assert binary.returncode == 0 and "result: 42" in binary.stdout, binary.stderr
 
 
 @pytest.mark.parametrize("command", COMMANDS)
