@@ -202,6 +202,8 @@ class LoweringCore(Generic[R]):
             self.load_value(dest, v)
         elif isinstance(v, (Function, GlobalVariable)) or (isinstance(v, ConstantExpr) and v.opcode == "getelementptr"):
             base, offset = constant_address(v)
+            if isinstance(base, Function) and base.is_declaration:
+                self.callees.append(base.name)  # its address is its native stub's, as for a call
             reg = words(dest)[0]
             self.emit(f"{self.target.symbol_move} {reg}, {defined_global(base)}")
             self.add_offset(reg, offset)

@@ -221,6 +221,34 @@ def test_no_ir_name_reaches_the_assembly_as_a_register_or_keyword(tmp_path, comm
         assert mangled in text
 
 
+#: a runtime function used as a value: its address is taken, compared and called through
+ADDRESS_TAKEN = """declare void @print_i64(i64)
+
+define i64 @main() {
+entry:
+  %slot = alloca void (i64)*
+  store void (i64)* @print_i64, void (i64)** %slot
+  %fp = load void (i64)*, void (i64)** %slot
+  call void %fp(i64 7)
+  %i = ptrtoint void (i64)* %fp to i64
+  %nz = icmp ne i64 %i, 0
+  %r = zext i1 %nz to i64
+  ret i64 %r
+}
+"""
+
+
+@pytest.mark.parametrize("extra", [(), ("--no-regalloc",), ("--target", "x86-32")],
+                         ids=["x86-64", "slots", "x86-32"])
+def test_a_runtime_function_whose_address_is_taken_runs_as_lli_runs_it(tmp_path, extra, lli14):
+    printed, result = lli_reference(ADDRESS_TAKEN, lli14)
+    done = gctoy("run", *extra, write(tmp_path, ADDRESS_TAKEN))
+    assert_ok(done)
+    lines = done.stdout.strip().splitlines()
+    assert [int(v) for v in lines[:-1]] == printed == [7]
+    assert lines[-1] == f"result: {result}"
+
+
 def test_a_name_that_spells_an_internal_label_is_refused(tmp_path):
     text = '@"main.bb0" = global i64 3\ndefine i64 @main() {\nentry:\n  ret i64 1\n}\n'
     for command in (LLC64, RUN32):
