@@ -23,6 +23,7 @@ import os
 import random
 import signal
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,8 +44,13 @@ COUNT = int(os.environ["GCTOY_FUZZ_COUNT"]) // 40 if os.environ.get("GCTOY_FUZZ_
 SUBPROCESS_SAMPLE = 6
 #: the wall-clock budget of each run (generous: a loaded machine must not turn a normal run into one)
 BUDGET_SECONDS = 5.0
-#: the watchdog: a run still going this long after its start ignored its budget
+#: a run that ends this long after its budget ran out did not stop at its budget (the slack covers one
+#: collection or decode step that cannot be cut short on a loaded machine)
+OVERRUN_SLACK_SECONDS = 10.0
+#: the watchdog: a run still going this long after its start ignored its budget (it never ends by itself)
 WATCHDOG_SECONDS = 60
+#: a child gctoy's start (imports) before its budget begins
+STARTUP_SECONDS = 15.0
 MAX_INSTRUCTIONS = 300_000
 SEED = 0x6C7C
 
@@ -113,26 +119,45 @@ def _alarm(_signum, _frame):
     raise Overran()
 
 
+def _in_time(outcome: str, start: float) -> str:
+    """``outcome``, or ``overran`` when the run ended well after its wall-clock budget."""
+    elapsed = time.monotonic() - start
+    if elapsed > BUDGET_SECONDS + OVERRUN_SLACK_SECONDS:
+        return f"overran: ended ({outcome}) after {elapsed:.1f} s with a budget of {BUDGET_SECONDS} s"
+    return outcome
+
+
 def run_in_process(item: Damaged) -> str:
     """``ok``, ``error`` or ``budget`` for a clean end; ``overran`` or ``bug: ...`` otherwise."""
     previous = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(WATCHDOG_SECONDS)
+    start = time.monotonic()
     try:
         run_object(item.data, stress=item.stress, verify=item.verify, max_instructions=MAX_INSTRUCTIONS,
                    max_seconds=BUDGET_SECONDS)
-        return "ok"
+        return _in_time("ok", start)
     except BudgetExceeded:
-        return "budget"
+        return _in_time("budget", start)
     except GCToyError:
-        return "error"
+        return _in_time("error", start)
     except Overran:
-        return "overran"
+        return f"overran: still running after the watchdog's {WATCHDOG_SECONDS} s"
     except Exception as e:  # anything else is a traceback the user would see
         return "bug: " + "".join(traceback.format_exception_only(type(e), e)).strip() + "\n" + \
             "".join(traceback.format_tb(e.__traceback__)[-3:])
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_run_that_ends_long_after_its_budget_counts_as_overran(objects, monkeypatch):
+    # the check itself: a run that takes longer than budget + slack is an overrun, whatever its end
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "BUDGET_SECONDS", 0.01)
+    monkeypatch.setattr(module, "OVERRUN_SLACK_SECONDS", 0.05)
+    monkeypatch.setattr(module, "run_object", lambda *a, **k: time.sleep(0.2))
+    item = next(iter(damaged_inputs(objects, 1)))
+    assert run_in_process(item).startswith("overran: ended (ok) after")
 
 
 def test_undamaged_objects_run_as_expected(objects):
@@ -163,7 +188,8 @@ def test_damaged_objects_through_the_command(objects, tmp_path):
         path = tmp_path / f"damaged{item.index}.o"
         path.write_bytes(item.data)
         args = ["run", str(path), "--max-instructions", str(MAX_INSTRUCTIONS), "--max-seconds", str(BUDGET_SECONDS)]
-        r = run_gctoy(args + (["--stress"] if item.stress else []), timeout=WATCHDOG_SECONDS)
+        r = run_gctoy(args + (["--stress"] if item.stress else []),
+                      timeout=BUDGET_SECONDS + OVERRUN_SLACK_SECONDS + STARTUP_SECONDS)
         assert not r.timed_out, "ran past its budget\n" + r.describe()
         assert "Traceback" not in r.stderr, r.describe()
         assert r.returncode in (0, 1), r.describe()
