@@ -40,3 +40,16 @@ def test_ir_that_loops_forever_is_stopped_by_the_budget(tmp_path):
     source.write_text("define i64 @main() {\nentry:\n  br label %l\nl:\n  br label %l\n}\n")
     result = run_gctoy([str(source)], module="gctoy.workbench", timeout=90)
     assert_clean_error(result, "run:")
+
+
+def test_ir_that_calls_the_runtime_forever_is_stopped_by_the_wall_clock_budget(tmp_path):
+    # few guest instructions per iteration, each a slow runtime call: the instruction budget alone
+    # would take minutes, the wall-clock budget stops it
+    source = tmp_path / "alloc_loop.ll"
+    source.write_text(
+        "declare i8 addrspace(1)* @gc_alloc(i64, i64)\n\n"
+        'define i64 @main() gc "statepoint-example" {\nentry:\n  br label %l\nl:\n'
+        "  %p = call i8 addrspace(1)* @gc_alloc(i64 4, i64 0)\n  br label %l\n}\n"
+    )
+    result = run_gctoy([str(source)], module="gctoy.workbench", timeout=120)
+    assert_clean_error(result, "wall-clock budget of 5 s spent", "@gc_alloc")
