@@ -135,8 +135,8 @@ def _dump(args) -> str:
             offset = int(args.at, 0)
         except ValueError:
             raise SpecError("", f"--at: not a number: {args.at!r}") from None
-        out += classify_offset(data, offset, args.gcinfo_version, legacy=args.legacy) + "\n"
         refs = gc_refs_at(data, offset, active_frame=not args.caller, version=args.gcinfo_version, legacy=args.legacy)
+        out += classify_offset(data, offset, args.gcinfo_version, legacy=args.legacy) + "\n"
         frame = "caller frame" if args.caller else "active frame"
         out += f"Live references at {offset:04X} ({frame}): {len(refs)}\n"
         for ref in refs:

@@ -231,6 +231,8 @@ def gc_refs_at(
     decoded, data = _as_decoded(info_or_bytes, version, legacy)
     info = decoded.info
     hdr = info.header
+    if code_offset > info.method_size:  # the VM's _ASSERTE(scanOffs <= info->methodSize)
+        raise GCToyError(f"code offset {code_offset:#x} is past the method's end (method size {info.method_size:#x})")
     regs = dict(regs or {})
     esp = esp if esp is not None else regs.get("ESP")
     ebp = ebp if ebp is not None else regs.get("EBP")

@@ -66,10 +66,19 @@ def test_dump_modern_rules_reject_the_legacy_sample(capsys):
     (["dump", "36 D"], "<hex>: error: HEX: not hex bytes: 'D'\n"),
     (["dump", "10 4F FF", "--at", "ten"], "<hex>: error: --at: not a number: 'ten'\n"),
     (["dump", "10 4F FF 00"], "<hex>: error: offset 0x3: 1 byte(s) after the pointer table's end byte\n"),
+    (["dump", SOS_HEX, "--legacy", "--at", "0x37"],
+     "<hex>: error: code offset 0x37 is past the method's end (method size 0x36)\n"),
+    (["dump", SOS_HEX, "--legacy", "--at", "99999999999999999999"],
+     "<hex>: error: code offset 0x56bc75e2d630fffff is past the method's end (method size 0x36)\n"),
 ])
 def test_dump_errors(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert (code, out, err) == (1, "", message)
+
+
+def test_the_method_end_itself_is_an_offset_the_runtime_may_ask_about(capsys):
+    code, out, _ = run(capsys, "dump", SOS_HEX, "--legacy", "--at", "0x36", "--caller")
+    assert code == 0 and "Live references at 0036 (caller frame):" in out
 
 
 def test_version_option_changes_the_reading(capsys):

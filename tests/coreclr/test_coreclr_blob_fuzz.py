@@ -11,13 +11,15 @@ import importlib
 import os
 import random
 
+import pytest
+
 from gctoy.coreclr.codecs import GCInfoEncodeError
 from gctoy.coreclr.gcdump import gcdump
 from gctoy.coreclr.gcrefs import gc_refs_at
 from gctoy.coreclr.header import VERSIONS, InfoHdr
 from gctoy.coreclr.info_tables import Lifetime, NoGCRegion, UntrackedSlot
 from gctoy.coreclr.method import MethodGCInfo, decode, encode
-from gctoy.errors import DecodeError
+from gctoy.errors import DecodeError, GCToyError
 from blob_mutation import mutate as _shared_mutate
 from op_count import WorkPerByte
 
@@ -141,7 +143,11 @@ def _deep(data: bytes, version: int, legacy: bool, info: MethodGCInfo) -> None:
     """A decodable blob prints, answers live-reference queries and keeps its meaning re-encoded."""
     text = gcdump(data, version, legacy=legacy)
     assert text.endswith("| \n")
-    for offset in {0, info.header.prolog_size, info.method_size // 2, info.method_size}:
+    for offset in {0, info.header.prolog_size, info.method_size // 2, info.method_size, info.method_size + 1}:
+        if offset > info.method_size:  # the runtime never asks past the end (a damaged prolog size may)
+            with pytest.raises(GCToyError, match="past the method's end"):
+                gc_refs_at(data, offset, active_frame=True, version=version, legacy=legacy)
+            continue
         try:
             gc_refs_at(data, offset, active_frame=offset % 2 == 0, esp=0x1000, ebp=0x2000,
                        version=version, legacy=legacy)
