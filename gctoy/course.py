@@ -280,7 +280,9 @@ def wrong_answers_markdown(notebooks: Path) -> str:
     rows = ["| chapter | exercise | question | plausible wrong answers |", "|---|---|---|---|"]
     for chapter in chapters(notebooks):
         for exercise in chapter.exercises():
-            wrong = "; ".join(f"`{w.strip()}`" for w in exercise.wrong).replace("|", "\\|")
+            # a table row is one line: an answer of several statements is written on one, joined by "; "
+            one_line = ("; ".join(s.strip() for s in w.strip().splitlines() if s.strip()) for w in exercise.wrong)
+            wrong = "; ".join(f"`{w}`" for w in one_line).replace("|", "\\|")
             question = _question(chapter, exercise).replace("|", "\\|")
             rows.append(f"| [{chapter.number}]({chapter.path.name}) | {exercise.number} | {question} | {wrong} |")
     return "\n".join([WRONG_ANSWERS_START, *rows, WRONG_ANSWERS_END])

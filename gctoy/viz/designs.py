@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from gctoy.runtime.designs import DESIGNS, caller_loop, executed
 
+from .html import INK
+
 __all__ = ["DesignPoint", "measure_designs", "points_from_rows", "design_pages"]
 
 _COLOURS = {
@@ -63,7 +65,7 @@ def design_pages(points: list[DesignPoint]) -> list[str]:
         for p in (p for p in points if p.live == k):
             width = int(360 * p.per_call / top)
             bar = (
-                f'<div style="background:{_COLOURS.get(p.design, "#999")}; width:{width}px; height:14px; '
+                f'<div style="background:{_COLOURS.get(p.design, "#999")}; color:{INK}; width:{width}px; height:14px; '
                 f'display:inline-block"></div>'
             )
             rows.append(

@@ -33,7 +33,7 @@ from ..emu.image import stub_address
 from ..errors import GCToyError
 from ..passes.lower_barriers import CARD_COUNT, CARD_DIRTY, CARD_SHIFT, HEAP_BASE
 from ..strategy import ALL_POINT_KINDS, GCStrategy, PointKind
-from .html import PRE_STYLE
+from .html import INK, PRE_STYLE
 
 #: Background colour of each safe point kind in the HTML listing.
 KIND_COLOURS = {
@@ -104,20 +104,27 @@ def _breakable(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", "<wbr>", html.escape(name))
 
 
+def _wrappable(text: str) -> str:
+    """A cell that may wrap after each ``|`` of a set of kinds (Loop|Return|PreCall|PostCall)."""
+    return html.escape(text).replace("|", "|<wbr>")
+
+
 def _html_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """A compact table: headers may wrap at CamelCase humps, yes/no columns are centred, the first column
-    and the last (free text) are left-aligned, so that the table fits the book's column."""
+    """A compact table: headers may wrap at CamelCase humps, sets of kinds after each ``|``; yes/no
+    columns are centred, the first column and the last (free text) are left-aligned; so that the table
+    fits the book's column (790 px at 1440x900)."""
 
     def align(k: int) -> str:
         return "left" if k in (0, len(head) - 1) else "center"
 
+    pad = "padding:2px 4px"
     th = "".join(
-        f'<th style="padding:2px 6px;text-align:{align(k)};vertical-align:bottom">{_breakable(h)}</th>'
+        f'<th style="{pad};text-align:{align(k)};vertical-align:bottom">{_breakable(h)}</th>'
         for k, h in enumerate(head)
     )
     body = "".join(
         "<tr>"
-        + "".join(f'<td style="padding:2px 6px;text-align:{align(k)}">{html.escape(c)}</td>' for k, c in enumerate(r))
+        + "".join(f'<td style="{pad};text-align:{align(k)}">{_wrappable(c)}</td>' for k, c in enumerate(r))
         + "</tr>"
         for r in rows
     )
@@ -202,7 +209,7 @@ def listing_html(lines: Iterable[ListingLine], caption: str | None = None) -> st
         if line.marks:
             colour = KIND_COLOURS[line.marks[0]]
             label = html.escape(", ".join(k.value for k in line.marks))
-            rows.append(f'<span style="background:{colour}">{text}   &lt;- <b>{label}</b></span>')
+            rows.append(f'<span style="background:{colour};color:{INK}">{text}   &lt;- <b>{label}</b></span>')
         else:
             rows.append(text)
     head = f"<div>{caption}</div>" if caption else ""
@@ -403,7 +410,7 @@ def card_grid_html(
         cells = []
         for i in range(row, min(row + per_row, first + count)):
             dirty = table[i] == CARD_DIRTY
-            colour = "#37474f;color:#fff" if dirty else "#eceff1"
+            colour = "#37474f;color:#fff" if dirty else f"#eceff1;color:{INK}"
             label = html.escape(labels.get(i, ""))
             cells.append(
                 f'<td title="card {i}" style="background:{colour};width:34px;height:28px;'

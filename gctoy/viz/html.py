@@ -12,13 +12,17 @@ def _line_style(line: str, palette: CFGPalette) -> str | None:
     if not line.startswith("  "):
         return None  # declarations and labels stay plain
     if f"@{STATEPOINT}" in line:
-        return f"background:{palette.statepoint_bg}"
+        return f"background:{palette.statepoint_bg};color:{INK}"
     if f"@{RELOCATE}" in line:
         return f"color:{palette.relocate_fg}"
     if f"@{RESULT}" in line:
         return f"color:{palette.result_fg}"
     return None
 
+
+#: the text colour of everything gctoy paints on a light background: a dark theme (JupyterLab's) draws
+#: light text, which would vanish on it; translucent tints (alpha <= 0.5) keep the theme's colour
+INK = "#1a1a1a"
 
 #: the style of every block of code gctoy shows as HTML: no wrapping, a scroll bar for long lines
 PRE_STYLE = "font-size:12px;line-height:1.35;overflow-x:auto;white-space:pre;word-break:normal;overflow-wrap:normal"

@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 
 from ..runtime.trace import FrameView, HeapObject, HeapView, MachineState, Trace
+from .html import INK
 
 OBJECT_COLOURS = ("#cfe8ff", "#ffd9b3", "#d4f4d0", "#f3d1f4", "#fff3a8", "#d9d4ff", "#c8f0ee", "#ffd0d0")
 GC_SLOT_BG = "#ffe9a8"
@@ -85,10 +86,12 @@ class _Pointees:
         if found:
             obj, off = found
             text += f" ->{obj.name}" + (f"+{off}" if off else "")
-            return f'<span style="background:{object_colour(obj.name)}">{_e(text)}</span>' + " " * (width - len(text))
+            return f'<span style="background:{object_colour(obj.name)};color:{INK}">{_e(text)}</span>' + " " * (
+                width - len(text)
+            )
         if self.stale(value):
             text += " stale!" if strict else " (idle space)"
-            style = f"background:{STALE_BG};font-weight:bold" if strict else "color:#999"
+            style = f"background:{STALE_BG};color:{INK};font-weight:bold" if strict else "color:#999"
             return f'<span style="{style}">{_e(text)}</span>' + " " * (width - len(text))
         return _e(text.ljust(width))
 
@@ -113,9 +116,9 @@ def disasm_html(state: MachineState) -> str:
             rows.append(f'<span style="color:#6a1b9a">{_e(label)}:</span>')
         arrow, style = "  ", ""
         if line.marker == "pc":
-            arrow, style = "&#9654; ", "background:#bbdefb;font-weight:bold"
+            arrow, style = "&#9654; ", f"background:#bbdefb;color:{INK};font-weight:bold"
         elif line.marker == "caller":
-            arrow, style = "&#8627; ", "background:#ffe0b2;font-weight:bold"
+            arrow, style = "&#8627; ", f"background:#ffe0b2;color:{INK};font-weight:bold"
         note = ""
         if line.target:
             note = f' <span style="color:#6a1b9a">; {_e(line.target)}'
@@ -176,7 +179,7 @@ def frame_html(frame: FrameView | None, pointees: _Pointees, *, title: str = "fr
         value = pointees.word(w.value, 26, strict=bool(w.roles))
         line = f"{w.address:#010x} {w.offset:>4}  {value} {_e(w.name):<24} {_e(', '.join(w.roles))}"
         if w.roles:
-            line = f'<span style="background:{GC_SLOT_BG};font-weight:bold">{line}</span>'
+            line = f'<span style="background:{GC_SLOT_BG};color:{INK};font-weight:bold">{line}</span>'
         if w.previous is not None:
             line += f'<span style="color:{CHANGED_FG}"> (was {w.previous:#x})</span>'
         lines.append(line)
@@ -220,7 +223,9 @@ def heap_html(heap: HeapView, pointees: _Pointees) -> str:
         parts.append("<div>(empty)</div>")
     lines = []
     for obj in heap.objects:
-        name = f'<span style="background:{object_colour(obj.name)};font-weight:bold">{_e(obj.name):>2}</span>'
+        name = (
+            f'<span style="background:{object_colour(obj.name)};color:{INK};font-weight:bold">{_e(obj.name):>2}</span>'
+        )
         moved = f' <span style="color:#2e7d32">copied from {obj.copied_from:#x}</span>' if obj.copied_from else ""
         lines.append(f"{name} {obj.address:#x}  {obj.nfields} fields, mask {obj.ptrmask:#b}{moved}")
         for i, v in enumerate(obj.fields):
@@ -254,7 +259,7 @@ def collection_html(state: MachineState) -> str:
         lines += [f"  {_e(u.slot):<28} {u.old:#x} -&gt; {u.new:#x}" for u in c.derived]
     lines.append("forwarding addresses, in Cheney's copy order")
     lines += [
-        f'  <span style="background:{object_colour(n)};font-weight:bold">{_e(n):>2}</span> {old:#x} -&gt; {new:#x}'
+        f'  <span style="background:{object_colour(n)};color:{INK};font-weight:bold">{_e(n):>2}</span> {old:#x} -&gt; {new:#x}'
         for n, old, new in c.forwarding
     ]
     garbage = ", ".join(f"{_e(n)} ({a:#x})" for n, a in c.garbage) or "none"

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from ..errors import GCToyError
 from ..runtime.collector import Collection
 from ..runtime.shadowstack import ShadowStackEntry
+from .html import INK
 
 #: At most this many heap objects are listed per snapshot (the rest are counted).
 MAX_OBJECTS = 24
@@ -262,7 +263,7 @@ def _td(text: str, style: str = "") -> str:
 
 
 def _entry_html(e: EntryView, focus: bool, symbols: dict[int, str]) -> str:
-    bg = f"background:{_FOCUS_BG}" if focus else ""
+    bg = f"background:{_FOCUS_BG};color:{INK}" if focus else ""
     head = (
         f"<b>#{e.depth} {html.escape(e.function)}</b> &nbsp; StackEntry {e.address:#x} &nbsp; "
         f"Next {e.next:#x} &nbsp; Map {e.frame_map:#x} = __gc_{html.escape(e.function)} "
@@ -307,7 +308,7 @@ def chain_page_html(shots: list[ChainSnapshot], page: ChainPage, symbols: dict[i
     rows = ["<tr>" + "".join(f'<th style="{_CELL}">{h}</th>' for h in ("object", "fields", "named by")) + "</tr>"]
     for o in shot.objects:
         fields = ", ".join(f"*{v:#x}" if o.is_pointer_field(i) else str(v) for i, v in enumerate(o.fields))
-        style = f"background:{_FOCUS_BG}" if o.address in mine else ""
+        style = f"background:{_FOCUS_BG};color:{INK}" if o.address in mine else ""
         rows.append(
             f'<tr style="{style}">' + _td(f"{o.address:#x}") + _td(f"[{fields}]") + _td(", ".join(o.named_by)) + "</tr>"
         )

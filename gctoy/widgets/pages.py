@@ -100,7 +100,6 @@ class SliderPages(widgets.VBox):
             min=first,
             max=last,
             interval=interval_ms,
-            description="play",
             tooltip="play: turn the pages one by one",
         )
         self.slider = widgets.IntSlider(value=first, min=first, max=last, description=description)

@@ -36,7 +36,6 @@ class RS4GCStepper(widgets.VBox):
             max=count,
             step=1,
             interval=interval_ms,
-            description="play",
             tooltip="play: show the phases one after another",
         )
         self.slider = widgets.IntSlider(

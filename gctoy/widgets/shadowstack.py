@@ -46,7 +46,6 @@ class ShadowStackWalker(widgets.VBox):
             min=0,
             max=last,
             interval=900,
-            description="walk",
             tooltip="play, pause, stop and repeat: walk the chain one entry at a time",
         )
         self.stack = widgets.Stack(

@@ -42,13 +42,14 @@ class SafepointStepper(widgets.VBox):
         self.trace = trace
         last = len(trace.states) - 1
         start = min(max(initial, 0), last)
+        # no description: ipywidgets 8 puts a widget's tooltip in its title only when the description is
+        # empty (and the Play view draws none), so a description would hide Play/Stop/Repeat's tooltip
         self.play = widgets.Play(
             value=start,
             min=0,
             max=last,
             step=1,
             interval=interval_ms,
-            description="play",
             tooltip="play, pause, stop and repeat: walk through the recorded states",
         )
         self.slider = widgets.IntSlider(

@@ -95,7 +95,7 @@ def test_ir_html_colours_intrinsic_calls_only():
     m, _ = _sp(MIDDLE)
     out = ir_html(str(m), caption="<b>x</b>")
     assert out.startswith("<div><b>x</b></div><pre")
-    assert out.count('<span style="background:#fde4a6">') == 1
+    assert out.count('<span style="background:#fde4a6;color:#1a1a1a">') == 1
     assert out.count('<span style="color:#1b7a3a">') == 1
     # declarations name the intrinsics too, but are not instruction lines
     assert "\ndeclare token @llvm.experimental.gc.statepoint" in out

@@ -69,7 +69,7 @@ def test_strategy_tables_as_text_and_html():
     assert lines[0].startswith("strategy") and set(lines[1]) <= {"-", " "}
     assert re.match(r"mine\s+no\s+yes\s+no\s+no\s+no\s+Loop\|Return\s+no\s+NeededSafePoints$", lines[2])
     page = V.strategy_table_html([mine])
-    assert page.count("<tr>") == 2 and ">Loop|Return</td>" in page
+    assert page.count("<tr>") == 2 and ">Loop|<wbr>Return</td>" in page
     # narrow enough for the book's column: headers wrap at CamelCase humps, flags are centred
     assert "Custom<wbr>Read<wbr>Barriers" in page and "max-width:100%" in page
     assert 'text-align:center">yes</td>' in page and 'text-align:left">mine</td>' in page

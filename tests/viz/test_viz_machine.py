@@ -65,7 +65,7 @@ def test_the_collected_page_shows_the_move(trace):
     assert "poisoned with 0xdeadbeefdeadbeef" in page
     assert "stale!" not in page  # every GC slot was rewritten
     # the object keeps its colour at its new address
-    assert f'background:{object_colour("F")}">0x10001010 -&gt;F' in page
+    assert f'background:{object_colour("F")};color:#1a1a1a">0x10001010 -&gt;F' in page
 
 
 def test_a_missed_slot_would_show_as_stale(trace):

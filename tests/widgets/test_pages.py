@@ -49,3 +49,11 @@ def test_slider_pages_can_count_from_zero():
     assert pages.page(pages.stack.selected_index) == "<p>1</p>"
     with pytest.raises(ValueError):
         SliderPages(["x"], first=2)
+
+
+def test_slider_pages_play_shows_its_tooltip():
+    """ipywidgets 8 writes a tooltip into the title only when the description is empty."""
+    from gctoy.widgets.pages import SliderPages
+
+    play = SliderPages(["<p>1</p>", "<p>2</p>"]).play
+    assert play.description == "" and play.tooltip == "play: turn the pages one by one"

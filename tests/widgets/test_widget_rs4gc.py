@@ -94,6 +94,11 @@ def test_jslinks_chain_play_slider_and_stack():
     assert view.links[1].target == (view.stack, "selected_index")
 
 
+def test_play_shows_its_tooltip(stepper):
+    """ipywidgets 8 writes a tooltip into the title only when the description is empty."""
+    assert stepper.play.description == "" and "show the phases" in stepper.play.tooltip
+
+
 def test_kernel_side_links_turn_the_page(stepper):
     stepper.slider.value = 4
     assert stepper.stack.selected_index == 4 and "phase 4 of 7" in stepper.stack.children[4].value

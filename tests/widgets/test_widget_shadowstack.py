@@ -70,3 +70,10 @@ def test_every_page_and_the_links_are_in_the_saved_state(run):
 def test_no_collections_is_an_error():
     with pytest.raises(GCToyError, match="no collections"):
         ShadowStackWalker([])
+
+
+def test_play_shows_its_tooltip(run):
+    """ipywidgets 8 writes a tooltip into the title only when the description is empty."""
+    _, shots = run
+    play = ShadowStackWalker(shots).play
+    assert play.description == "" and "walk the chain" in play.tooltip

@@ -73,3 +73,23 @@ def test_initial_is_clamped_and_empty_traces_are_refused(trace):
     assert SafepointStepper(trace, initial=999).index == len(trace.states) - 1
     with pytest.raises(ValueError):
         SafepointStepper(replace(trace, states=()))
+
+
+def test_play_shows_its_tooltip(trace):
+    """ipywidgets 8 writes a tooltip into the title only when the description is empty."""
+    play = SafepointStepper(trace).play
+    assert play.description == "" and "play, pause, stop and repeat" in play.tooltip
+
+
+def test_kernel_only_buttons_look_different_and_say_they_need_a_kernel(trace):
+    """The buttons run Python, so they do nothing in the static book: dashed, with a tooltip and a note."""
+    stepper = SafepointStepper(trace)
+    assert set(stepper.buttons) == {"back", "step", "next safepoint", "collect", "restart"}
+    for name, button in stepper.buttons.items():
+        assert button.layout.border == "1px dashed #999", name
+        assert button.tooltip.endswith(" (needs a running kernel)") and len(button.tooltip) > 30, name
+    # Play and the slider work without a kernel: they keep the ordinary look
+    assert stepper.play.layout.border is None and stepper.slider.layout.border is None
+    notes = [w.value for w in stepper.children if isinstance(w, widgets.HTML)]
+    assert len(notes) == 1 and "the buttons need a running kernel" in notes[0]
+    assert "play and the slider work anywhere" in notes[0]
