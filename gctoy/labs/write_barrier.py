@@ -39,7 +39,8 @@ from gctoy.labs import LabFailure, LabReport, call_student
 from gctoy.passes import run
 from gctoy.passes.lower_barriers import CARD_COUNT, CARD_DIRTY, CARD_SHIFT, CARD_TABLE, DEFAULT_SEMISPACE, HEAP_BASE
 from gctoy.emu.image import STACK_TOP
-from gctoy.runtime.heap import POISON, WORD, Heap
+from gctoy.runtime.heap import HEADER_SIZE, POISON, WORD, Heap
+from gctoy.runtime.verify_heap import heap_problems
 
 __all__ = ["CardTable", "YoungCollection", "PROGRAMS", "card_of", "check", "lower_to_barrier_calls", "old_to_young"]
 
@@ -304,7 +305,8 @@ class YoungCollection:
     """A young collection that trusts the card table, as a generational collector does.
 
     It marks the young objects (those allocated after ``@young_begins``) reachable from its roots,
-    then frees the others (their fields poisoned, the object kept as a tombstone). The roots are
+    then frees the others (their fields poisoned, the object kept as a tombstone without pointer
+    fields), and runs gctoy's heap verifier. The roots are
     what a generational collector has: the stack and the registers (scanned conservatively while
     the program runs; none once ``@main`` has returned), the pointer fields of the old objects whose
     card is dirty, and the module's globals when the spare card is dirty. An old object on a clean
@@ -353,9 +355,13 @@ class YoungCollection:
         for obj in heap.objects():
             if obj >= self.boundary and obj not in marked and obj not in self.freed:
                 n, _ = heap.header(obj)
+                machine.write(obj - HEADER_SIZE, bytes(WORD))  # a tombstone: no pointer fields
                 machine.write(obj, POISON * n)
                 self.freed.add(obj)
         self.collections += 1
+        problems = heap_problems(heap)  # gctoy's heap verifier: headers, masks, pointers to objects
+        if problems:
+            raise LabFailure(f"after young collection #{self.collections} the heap verifier finds: {problems[0]}")
 
     def dangling(self) -> list[tuple[int, int, int]]:
         """The heap verifier's finding: (object, field address, freed object) for every live object's
