@@ -468,14 +468,19 @@ def llvm14_live_sets(text: str) -> list[set[str]] | None:
     return sets
 
 
+def _cases(generated: int) -> list[tuple[str, str, str]]:
+    """The examples, then ``generated`` random functions: (label, module text, function name)."""
+    return EXAMPLES + [
+        (f"generated function (seed {seed})", random_function(seed, regions=3), "g")
+        for seed in range(100, 100 + generated)
+    ]
+
+
 def check(live_across: Callable[[Function], dict], generated: int = 12) -> LabReport:
     """Run ``live_across`` on the examples and ``generated`` random functions; compare with LLVM 14's
     live sets where it is installed (gctoy's RS4GC otherwise); then run RS4GC with the student's
     liveness on a program under GC stress with the heap verifier."""
-    cases = EXAMPLES + [
-        (f"generated function (seed {seed})", random_function(seed, regions=3), "g")
-        for seed in range(100, 100 + generated)
-    ]
+    cases = _cases(generated)
     calls = values = 0
     pool = ThreadPoolExecutor(max_workers=2)  # opt starts in ~0.2 s: two at a time
     llvm = [pool.submit(llvm14_live_sets, text) for _, text, _ in cases[:LLVM_CASES]]
@@ -507,10 +512,7 @@ def llvm14_agreement(live_across: Callable[[Function], dict], count: int = LLVM_
     """Which oracle :func:`check` held the student's sets to, in one line: LLVM 14's ``-spp-print-liveset``
     on the examples and the first generated functions where LLVM 14 is installed; where it is not, a
     line that says so (gctoy's RS4GC liveness is then the oracle)."""
-    cases = (
-        EXAMPLES
-        + [(f"generated function (seed {seed})", random_function(seed, regions=3), "g") for seed in range(100, 112)]
-    )[:count]
+    cases = _cases(count)[:count]
     with ThreadPoolExecutor(max_workers=2) as pool:
         answers = list(pool.map(llvm14_live_sets, [text for _, text, _ in cases]))
     if all(a is None for a in answers):
