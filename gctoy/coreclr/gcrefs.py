@@ -111,6 +111,11 @@ def _decoded(data: bytes, version: int, legacy: bool) -> DecodedMethod:
     return decode_with_entries(data, version, legacy=legacy)
 
 
+def forget_decoded_methods() -> None:
+    """Empty the memory of decoded blobs (a lab that swaps the decoders in and out needs them decoded afresh)."""
+    _decoded.cache_clear()
+
+
 def decoded_method(data: bytes, version: int = CURRENT_VERSION, *, legacy: bool = False) -> DecodedMethod:
     """`decode_with_entries` of a blob, remembered (a stack walker decodes the same methods at every collection)."""
     return _decoded(bytes(data), version, legacy)

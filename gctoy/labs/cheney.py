@@ -17,8 +17,16 @@ collection at every call into the runtime from a statepoint) with the heap verif
 collection and from-space poisoned, once with gctoy's own collector and once with the student's
 ``forward``/``scan`` (through :attr:`gctoy.runtime.collector.Collector.evacuate`), and compares
 what the programs print and how many objects each collection copies. The runtime still reads the
-roots, writes the forwarded values back and rebases the derived pointers (step 4 of
-``gctoy/runtime/collector.py``).
+roots and writes the forwarded values back (step 4 of ``gctoy/runtime/collector.py``). The student
+may also write the rule for a derived slot (through :attr:`gctoy.runtime.collector.Collector.rebase`)::
+
+    rebase_derived(old_base, new_base, old_derived) -> int
+                                  the derived pointer's new value once its base has moved from
+                                  ``old_base`` to ``new_base``
+
+without which the runtime's own rule runs. A collector that forgets derived pointers (leaves them
+pointing into from-space) fails in the list program: it goes on reading through the derived
+pointer after the collection, and from-space is poisoned.
 """
 
 from __future__ import annotations
@@ -293,7 +301,49 @@ class _Plug:
         return moved, len(spaces.copied)
 
 
-def _run(program: str, plug: _Plug | None):
+@dataclass
+class _Rebase:
+    """The ``rebase`` hook: the student's rule for a derived slot, its first wrong answer kept."""
+
+    rebase_derived: Callable[[int, int, int], int]
+    program: str
+    calls: int = 0
+    wrong: tuple[int, int, int, int] | None = None  # old base, new base, old derived, the answer
+
+    def __call__(self, old_base: int, new_base: int, old_derived: int) -> int:
+        self.calls += 1
+        what = f"rebasing the derived slot {old_derived:#x} (base {old_base:#x} -> {new_base:#x}) in {self.program}"
+        result = call_student(self.rebase_derived, what, old_base, new_base, old_derived)
+        if not isinstance(result, int):
+            raise LabFailure(f"rebase_derived returned {result!r}, not an address (an int), while {what}.")
+        if result != new_base + (old_derived - old_base) and self.wrong is None:
+            self.wrong = (old_base, new_base, old_derived, result)
+        return result
+
+    def explain(self) -> str:
+        """Why the program failed, when a derived slot was given a wrong value ('' when none was)."""
+        if self.wrong is None:
+            return ""
+        old_base, new_base, old_derived, result = self.wrong
+        offset = old_derived - old_base
+        forgot = result == old_derived
+        return (
+            f"\nThe cause: a derived slot held {old_derived:#x}, {offset} bytes into the object at {old_base:#x}, "
+            f"which the collection moved to {new_base:#x}. rebase_derived gave {result:#x}"
+            + (", the old value, which still points into from-space" if forgot else "")
+            + f"; the slot must get {new_base + offset:#x}. A derived pointer is not an object's address, so "
+            "forward cannot move it; it moves with its base, by the same distance: new base + (old derived - "
+            "old base)."
+            + (
+                " A collector that forgets derived pointers leaves the compiled code reading through them "
+                "into the poisoned from-space after the call."
+                if forgot
+                else ""
+            )
+        )
+
+
+def _run(program: str, plug: _Plug | None, rebase: _Rebase | None = None):
     from gctoy.runtime.run import Runtime, load_compiled
     from gctoy.runtime.trace import prepare_module
 
@@ -302,6 +352,7 @@ def _run(program: str, plug: _Plug | None):
     runtime.on_collect = lambda _runtime, done: copies.append(done.objects_copied)
     if plug is not None:
         runtime.collector.evacuate = plug
+    runtime.collector.rebase = rebase
     result = runtime.run()
     return result, copies
 
@@ -326,18 +377,25 @@ def _teach_heap_problem(error: GCToyError, name: str) -> str:
     return f"With your forward and scan, the program {name} failed under GC stress:\n  {text}\n{why}"
 
 
-def check(forward: Callable[[Spaces, int], int], scan: Callable[[Spaces, Callable], None]) -> LabReport:
-    """Run every program of :data:`PROGRAMS` under stress with gctoy's collector and with the student's."""
+def check(
+    forward: Callable[[Spaces, int], int],
+    scan: Callable[[Spaces, Callable], None],
+    rebase_derived: Callable[[int, int, int], int] | None = None,
+) -> LabReport:
+    """Run every program of :data:`PROGRAMS` under stress with gctoy's collector and with the student's
+    (``rebase_derived``, when given, rebases the derived slots in place of the runtime's rule)."""
     lines, total_collections, total_moved = [], 0, 0
     for name, program in PROGRAMS.items():
         expected, expected_copies = _run(program, None)
         plug = _Plug(forward, scan, name)
+        rebase = _Rebase(rebase_derived, name) if rebase_derived is not None else None
+        why: Callable[[], str] = rebase.explain if rebase is not None else str
         try:
-            got, copies = _run(program, plug)
+            got, copies = _run(program, plug, rebase)
         except LabFailure:
             raise
         except GCToyError as error:
-            raise LabFailure(_teach_heap_problem(error, name)) from None
+            raise LabFailure(_teach_heap_problem(error, name) + why()) from None
         for index, (want, have) in enumerate(zip(expected_copies, copies), 1):
             if want != have:
                 more = "more" if have > want else "fewer"
@@ -355,12 +413,15 @@ def check(forward: Callable[[Spaces, int], int], scan: Callable[[Spaces, Callabl
             raise LabFailure(
                 f"The program {name} printed {got.printed} and returned {got.result} with your collector, "
                 f"but {expected.printed} and {expected.result} with gctoy's: the heap after a collection "
-                f"must hold the same object graph, with every pointer rewritten to the copies."
+                f"must hold the same object graph, with every pointer rewritten to the copies." + why()
             )
+        if rebase is not None and rebase.wrong is not None:
+            raise LabFailure(f"The program {name} ran, but not because your collector is right:" + rebase.explain())
         total_collections += plug.collections
         total_moved += plug.moved
+        rebased = f", {rebase.calls} derived slots rebased by your rebase_derived" if rebase is not None else ""
         lines.append(
-            f"{name}: {plug.collections} collections, {plug.moved} objects copied, output {got.printed} "
+            f"{name}: {plug.collections} collections, {plug.moved} objects copied{rebased}, output {got.printed} "
             f"as with gctoy's collector"
         )
     lines.append(

@@ -12,12 +12,17 @@ decoding in the middle of a buffer), then plugs them into gctoy's real GC-info e
 decoder -- every module of `gctoy.coreclr` that writes or reads an Unsigned, a Signed or a UDelta
 calls the student's functions for the duration of the check -- and writes and reads the GC info
 of a few methods: the blobs must be byte-identical to gctoy's, and decoding them must give back
-the methods and the same gcdump text.
+the methods and the same gcdump text. Last, :func:`stress_run` compiles an x86-32 program whose GC
+info the student's encoders write and runs it under GC stress (``gctoy.runtime.run32``, a
+collection at every call into the runtime, the heap verifier after each) with the student's
+decoders reading that GC info at every stack walk: a codec that misreads an offset sends the
+collector to the wrong stack slot.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -25,15 +30,19 @@ from collections.abc import Callable, Iterator
 from ..coreclr import codecs as _codecs
 from ..coreclr.gcdump import gcdump as _gcdump_text
 from ..coreclr import method as _method
-from ..coreclr.header import InfoHdr, decode_header, encode_header
-from ..coreclr.info_tables import Lifetime, UntrackedSlot
-from ..coreclr.ptrtab_ebp import CallSite, EbpTable
-from ..coreclr.ptrtab_esp import Call, EspTable, Pop, Push
-from ..coreclr.ptrtab_full import FullTable, PushPtr, RegDead, RegLive
-from ..coreclr.ptrtab_full import Pop as FullPop
+from ..coreclr.header import decode_header, encode_header
 from . import LabFailure, LabReport, call_student
+from .codecs_methods import sample_methods
 
-__all__ = ["check", "UNSIGNED_VALUES", "SIGNED_VALUES", "sample_methods", "student_codecs"]
+__all__ = [
+    "check",
+    "UNSIGNED_VALUES",
+    "SIGNED_VALUES",
+    "sample_methods",
+    "student_codecs",
+    "stress_run",
+    "STRESS_PROGRAM",
+]
 
 # gctoy's own codecs, bound now: `student_codecs` replaces the module attributes while it runs
 _ENCODE_UNSIGNED = _codecs.encode_unsigned
@@ -113,126 +122,6 @@ def _hex(data: object) -> str:
     return repr(data)
 
 
-# --------------------------------------------------------------------------- the methods of part 3
-
-
-def sample_methods() -> list[tuple[str, _method.MethodGCInfo]]:
-    """A few methods whose GC info uses every Unsigned, Signed and UDelta of the format."""
-    return [
-        ("chapter 14's method (EBP frame)", _chapter14_method()),
-        ("a 0x1234-byte EBP method", _big_ebp_method()),
-        ("an EBP-less method", _esp_method()),
-        ("a fully interruptible method", _fully_interruptible_method()),
-    ]
-
-
-def _chapter14_method() -> _method.MethodGCInfo:
-    """Chapter 14's example: an EBP frame with untracked slots, a lifetime and two call sites."""
-    ebp = InfoHdr(
-        prolog_size=6,
-        epilog_size=4,
-        ebp_frame=True,
-        ebp_saved=True,
-        esi_saved=True,
-        edi_saved=True,
-        arg_count=1,
-        frame_size=4,
-    )
-    chapter14 = _method.MethodGCInfo.create(
-        0x50,
-        ebp,
-        epilogs=(0x2A, 0x4C),
-        untracked=(UntrackedSlot(-8), UntrackedSlot(8)),
-        lifetimes=(Lifetime(12, 0x0A, 0x22),),
-        pointer_table=EbpTable(
-            calls=(CallSite(0x14, regs=("ESI",)), CallSite(0x22, regs=("EDI", "ESI"), arg_mask=0b1))
-        ),
-    )
-    return chapter14
-
-
-def _big_ebp_method() -> _method.MethodGCInfo:
-    """A large EBP method: multi-byte offsets, interior and pinned slots, a GS cookie."""
-    big_ebp = InfoHdr(
-        prolog_size=9,
-        epilog_size=5,
-        ebp_frame=True,
-        ebp_saved=True,
-        ebx_saved=True,
-        arg_count=2,
-        frame_size=40,
-        gs_cookie_offset=0x90,
-    )
-    big = _method.MethodGCInfo.create(
-        0x1234,
-        big_ebp,
-        epilogs=(0x800, 0x122F),
-        # deltas 8, 64 (two Signed bytes), 3 (with the interior flag) and a negative one
-        untracked=(
-            UntrackedSlot(-8),
-            UntrackedSlot(-72),
-            UntrackedSlot(-76, interior=True),
-            UntrackedSlot(12),
-            UntrackedSlot(-0x9C, pinned=True),
-        ),
-        lifetimes=(Lifetime(0x10, 0x20, 0x1F0), Lifetime(0x84, 0x300, 0x11F0, interior=True)),
-        pointer_table=EbpTable(
-            calls=(
-                CallSite(0x40, regs=("EBX",)),
-                CallSite(0x700, regs=("EDI",), arg_mask=0b101),
-                CallSite(0x1100, regs=("ESI", "EDI")),
-            )
-        ),
-    )
-    return big
-
-
-def _esp_method() -> _method.MethodGCInfo:
-    """An EBP-less method whose pointer table tracks pushes and pops."""
-    esp = InfoHdr(prolog_size=4, epilog_size=3, esi_saved=True, edi_saved=True, arg_count=3, frame_size=70)
-    esp_method = _method.MethodGCInfo.create(
-        0x2C0,
-        esp,
-        epilogs=(0x2BD,),
-        untracked=tuple(UntrackedSlot(4 * i) for i in (0, 1, 2, 17, 66)),
-        lifetimes=(Lifetime(0xC, 0x30, 0x250),),
-        pointer_table=EspTable(
-            events=(
-                Push(0x40, gc=True),
-                Push(0x41),
-                Call(0x46, arg_cnt=2, regs=("ESI",)),
-                Push(0x1A0, gc=True),
-                Call(0x1A6, arg_cnt=1),
-                Push(0x200),
-                Pop(0x210),
-            )
-        ),
-    )
-    return esp_method
-
-
-def _fully_interruptible_method() -> _method.MethodGCInfo:
-    """A fully interruptible EBP method: register lifetimes and a pushed pointer."""
-    full_hdr = InfoHdr(prolog_size=3, epilog_size=2, ebp_frame=True, ebp_saved=True, interruptible=True, arg_count=0)
-    full = _method.MethodGCInfo.create(
-        0x400,
-        full_hdr,
-        epilogs=(0x3FE,),
-        pointer_table=FullTable(
-            events=(
-                RegLive(0x05, "EAX"),
-                RegLive(0x09, "ESI"),
-                RegDead(0x90, "EAX"),
-                PushPtr(0x1F0, 0),
-                FullPop(0x1F8, 1),
-                RegDead(0x3F0, "ESI"),
-            )
-        ),
-    )
-    return full
-
-
-#: chapter 13's SOS header (version 5): a shortcut, six fixups and a trailing Unsigned
 SOS_HEADER = bytes.fromhex("D4 8C C7 AA 93 F3 40 05")
 
 
@@ -441,6 +330,202 @@ def _check_in_gctoy(enc_u: Callable, dec_u: Callable, enc_s: Callable, dec_s: Ca
     ]
 
 
+# --------------------------------------------------------------------------- the GC-stress run
+
+_P = "i8 addrspace(1)*"
+_PP = f"{_P} addrspace(1)*"
+
+#: An x86-32 program for the stress run: a pointer in an alloca of 4 (untracked slots, the first
+#: written as the Signed 95, two bytes) and in one of 24 (a method longer than 127 bytes: Unsigned
+#: code offsets of two bytes), an interior pointer, and a chain of frames each holding a box;
+#: compiled with EBP frames (negative offsets) and with ESP frames (the pointer tables' pushes and pops)
+STRESS_PROGRAM = f"""
+declare {_P} @gc_alloc(i64, i64)
+declare void @gc_collect()
+declare void @print_i64(i64)
+
+define i64 @interior(i64 %k) {{
+entry:
+  %o = call {_P} @gc_alloc(i64 4, i64 0)
+  %b = bitcast {_P} %o to i64 addrspace(1)*
+  %f = getelementptr i64, i64 addrspace(1)* %b, i64 %k
+  store i64 4242, i64 addrspace(1)* %f
+  call void @gc_collect()
+  %v = load i64, i64 addrspace(1)* %f
+  ret i64 %v
+}}
+
+define {_P} @deep(i64 %n, {_P} %keep) {{
+entry:
+  %z = icmp eq i64 %n, 0
+  br i1 %z, label %bottom, label %down
+bottom:
+  call void @gc_collect()
+  ret {_P} %keep
+down:
+  %box = call {_P} @gc_alloc(i64 2, i64 2)
+  %slot = getelementptr i8, {_P} %box, i64 8
+  %pslot = bitcast {_P} %slot to {_PP}
+  store {_P} %keep, {_PP} %pslot
+  %n1 = sub i64 %n, 1
+  %r = call {_P} @deep(i64 %n1, {_P} %box)
+  %again = load {_P}, {_PP} %pslot
+  %same = icmp eq {_P} %again, %keep
+  %t = select i1 %same, {_P} %r, {_P} null
+  ret {_P} %t
+}}
+
+define i64 @locals(i64 %k) {{
+entry:
+  %arr = alloca [4 x {_P}]
+  %o = call {_P} @gc_alloc(i64 1, i64 0)
+  %ob = bitcast {_P} %o to i64 addrspace(1)*
+  store i64 %k, i64 addrspace(1)* %ob
+  %s2 = getelementptr [4 x {_P}], [4 x {_P}]* %arr, i64 0, i64 2
+  store {_P} %o, {_P}* %s2
+  call void @gc_collect()
+  %o2 = load {_P}, {_P}* %s2
+  %ob2 = bitcast {_P} %o2 to i64 addrspace(1)*
+  %v = load i64, i64 addrspace(1)* %ob2
+  ret i64 %v
+}}
+
+define i64 @wide(i64 %k) {{
+entry:
+  %arr = alloca [24 x {_P}]
+  %o = call {_P} @gc_alloc(i64 1, i64 0)
+  %ob = bitcast {_P} %o to i64 addrspace(1)*
+  store i64 %k, i64 addrspace(1)* %ob
+  %s2 = getelementptr [24 x {_P}], [24 x {_P}]* %arr, i64 0, i64 20
+  store {_P} %o, {_P}* %s2
+  call void @gc_collect()
+  %o2 = load {_P}, {_P}* %s2
+  %ob2 = bitcast {_P} %o2 to i64 addrspace(1)*
+  %v = load i64, i64 addrspace(1)* %ob2
+  ret i64 %v
+}}
+
+define i64 @main() {{
+entry:
+  %l = call i64 @locals(i64 31)
+  call void @print_i64(i64 %l)
+  %w = call i64 @wide(i64 32)
+  call void @print_i64(i64 %w)
+  %a = call i64 @interior(i64 1)
+  call void @print_i64(i64 %a)
+  %leaf = call {_P} @gc_alloc(i64 1, i64 0)
+  %lb = bitcast {_P} %leaf to i64 addrspace(1)*
+  store i64 99, i64 addrspace(1)* %lb
+  %top = call {_P} @deep(i64 4, {_P} %leaf)
+  %isnull = icmp eq {_P} %top, null
+  %flag = zext i1 %isnull to i64
+  call void @print_i64(i64 %flag)
+  %v = load i64, i64 addrspace(1)* %lb
+  call void @print_i64(i64 %v)
+  ret i64 7
+}}
+"""
+
+STRESS_FRAMES = ("ebp", "esp")
+
+
+class _Watched:
+    """One of the student's codecs, with the first answer that differs from gctoy's remembered."""
+
+    def __init__(self, name: str, student: Callable, reference: Callable) -> None:
+        self.name, self.student, self.reference = name, student, reference
+        self.calls = 0
+        self.first_wrong: tuple[tuple, object, object] | None = None
+
+    def __call__(self, *args):
+        self.calls += 1
+        got = self.student(*args)
+        if self.first_wrong is None:
+            try:
+                want = self.reference(*args)
+            except Exception as error:  # gctoy's codec refuses the input: an earlier misread led here
+                want = error
+            if got != want:
+                self.first_wrong = (args, got, want)
+        return got
+
+    def explain(self) -> str:
+        if self.first_wrong is None:
+            return ""
+        args, got, want = self.first_wrong
+        if self.name.startswith("encode"):
+            why = (_why_unsigned if self.name == "encode_unsigned" else _why_signed)(args[0], got)
+            return f"\n  The first wrong answer: {why}"
+        data, offset = (args + (0,))[:2]
+        return (
+            f"\n  The first wrong answer: {self.name}({_hex(bytes(data[offset : offset + 6]))}..., offset {offset}) "
+            f"gave {got!r}; the format reads {want!r}."
+        )
+
+
+@functools.cache
+def _reference_run(frame: str) -> tuple[list[int], int]:
+    """What :data:`STRESS_PROGRAM` prints and returns under GC stress with gctoy's own codecs."""
+    from ..ir import parse_module
+    from ..runtime.run32 import run_module32
+
+    done = run_module32(parse_module(STRESS_PROGRAM), gc="semispace", stress=True, verify=True, frame=frame)
+    return list(done.printed), done.result
+
+
+def stress_run(enc_u: Callable, dec_u: Callable, enc_s: Callable, dec_s: Callable) -> list[str]:
+    """Compile :data:`STRESS_PROGRAM` to x86-32 with the student's encoders writing its GC info, and run it
+    under GC stress (a collection at every call into the runtime) with the student's decoders reading
+    that GC info at every stack walk, and the heap verifier after every collection."""
+    import gctoy.codegen.gcinfo32  # noqa: F401  (loaded now, so that student_codecs reaches them)
+    import gctoy.coreclr.gcrefs as gcrefs
+    import gctoy.coreclr.section  # noqa: F401
+    from ..ir import parse_module
+    from ..runtime.run32 import run_module32
+
+    lines = []
+    for frame in STRESS_FRAMES:
+        reference = _reference_run(frame)
+        watched = [
+            _Watched("encode_unsigned", enc_u, _ENCODE_UNSIGNED),
+            _Watched("decode_unsigned", dec_u, _DECODE_UNSIGNED),
+            _Watched("encode_signed", enc_s, _ENCODE_SIGNED),
+            _Watched("decode_signed", dec_s, _DECODE_SIGNED),
+        ]
+        intro = (
+            f"With your codecs in gctoy's x86-32 GC-info encoder (when the program is compiled, {frame.upper()} "
+            "frames) and decoder (at every stack walk), the lab's program"
+        )
+        gcrefs.forget_decoded_methods()
+        try:
+            with student_codecs(*watched):
+                result = run_module32(
+                    parse_module(STRESS_PROGRAM), gc="semispace", stress=True, verify=True, frame=frame
+                )
+        except LabFailure:
+            raise
+        except Exception as error:  # a blob the decoder cannot read, a wrong root, a heap the verifier rejects
+            raise LabFailure(
+                f"{intro} failed under GC stress: {type(error).__name__}: {error}"
+                + "".join(w.explain() for w in watched)
+            ) from None
+        finally:
+            gcrefs.forget_decoded_methods()
+        if (list(result.printed), result.result) != reference:
+            raise LabFailure(
+                f"{intro} printed {result.printed} and returned {result.result} under GC stress, but "
+                f"{reference[0]} and {reference[1]} with gctoy's codecs: a root was read from the wrong "
+                "place, so the collector moved an object and left a stale pointer behind."
+                + "".join(w.explain() for w in watched)
+            )
+        calls = sum(w.calls for w in watched)
+        lines.append(
+            f"x86-32 under GC stress ({frame.upper()} frames): {result.stats.gc.collections} collections, "
+            f"roots found through your codecs ({calls} calls), heap verified after each, output {result.printed}"
+        )
+    return lines
+
+
 def check(
     encode_unsigned: Callable[[int], bytes],
     decode_unsigned: Callable[..., tuple[int, int]],
@@ -479,4 +564,5 @@ def check(
         f"round trips: {len(UNSIGNED_VALUES) + len(SIGNED_VALUES)} values through your encoder and decoder",
     ]
     lines += _check_in_gctoy(encode_unsigned, decode_unsigned, encode_signed, decode_signed)
+    lines += stress_run(encode_unsigned, decode_unsigned, encode_signed, decode_signed)
     return LabReport("gctoy.labs.codecs", lines)

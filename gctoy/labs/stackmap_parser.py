@@ -11,6 +11,12 @@ format's padding rules.  :func:`check` runs it on several real sections:
 * sections written by gctoy's own code generator and encoder, with gctoy's printer of gctoy's
   parse as the text to match (the chapter shows that printer equal to ``llvm-readobj``).
 
+Then :func:`stress_run` loads an ``llc``-compiled object (chapter 09's list program, run through
+RS4GC; made here where LLVM 14 is installed, stored with gctoy otherwise) with the student's parse
+of its ``.llvm_stackmaps`` in place of gctoy's, and runs it under GC stress with the heap verifier:
+the runtime's stack walk finds each frame's record and reads the base and derived slots from the
+student's locations, so a misread location relocates the wrong stack word.
+
 The student's result is printed with gctoy's ``format_stackmap`` and must give ``llvm-readobj``'s
 text.  When it does not, the check walks the fields in file order and names the first one that
 differs, with its byte offset in the section, both values and what that kind of mistake usually
@@ -27,7 +33,7 @@ from ..stackmap import StackMap, format_stackmap, parse, read_stackmap_section
 from ..stackmap.format import record_size
 from . import LabFailure, LabReport, call_student
 
-__all__ = ["check", "samples", "Sample", "first_difference"]
+__all__ = ["check", "samples", "Sample", "first_difference", "stress_object", "stress_run"]
 
 
 @dataclass(frozen=True)
@@ -356,6 +362,81 @@ def _looks_like_a_stackmap(value: Any) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- the GC-stress run
+
+
+def stress_object() -> tuple[bytes, str]:
+    """Chapter 09's list program (a derived pointer live across its calls) through RS4GC and LLVM 14's
+    ``llc``: the object's bytes and where they come from (llc run here, or the object stored with gctoy)."""
+    from ..llvm_results import LLVMResults
+    from ..runtime.trace import LIST3, prepare_module
+
+    llvm = LLVMResults("ch07")
+    try:
+        obj = llvm.llc_object(str(prepare_module(LIST3)), "lab-stress")
+        data = obj.read_bytes()
+    finally:
+        llvm.cleanup()
+    return data, "LLVM 14's llc, run here" if llvm.installed else "LLVM 14's llc, the object stored with gctoy"
+
+
+def _stress_failure(what: str, section: bytes, given: Any, origin: str) -> LabFailure:
+    intro = (
+        "With your parse of its stack map plugged into the runtime's stack walk, chapter 09's list program "
+        f"(compiled by {origin}) {what}"
+    )
+    difference = None if _looks_like_a_stackmap(given) else first_difference(section, given)
+    if difference is None:
+        return LabFailure(intro)
+    name, offset, got, want, kind = difference
+    return LabFailure(
+        f"{intro}\n  The collector found its roots where your parse says they are. First difference at byte "
+        f"{offset:#06x}, field {name} ({kind}): you read {got!r}, llvm-readobj reads {want!r}.\n"
+        f"  {_hint(name, got, want, parse(section))}"
+    )
+
+
+def stress_run(parse_stackmap: Callable[[bytes], Any]) -> tuple[str, int, int]:
+    """Load an llc-compiled object with the student's parse of its ``.llvm_stackmaps`` in place of gctoy's,
+    and run it under GC stress with the heap verifier: the stack walk finds each frame's record by return
+    address and reads the base and derived slots from its locations.
+
+    Returns (where the object comes from, collections, slots rewritten); raises LabFailure when the run
+    fails or prints other numbers than with gctoy's parse.
+    """
+    from dataclasses import replace
+
+    from ..runtime.elfload import STACKMAP_SECTION, load_object
+    from ..runtime.run import Runtime
+
+    data, origin = stress_object()
+    loaded = load_object(data)
+    section = loaded.image.sections[STACKMAP_SECTION]  # as the loader relocated it: the functions' addresses
+    with Runtime(loaded, stress=True, verify=True) as runtime:
+        reference = runtime.run()
+    given, crash = _run(parse_stackmap, section, "parsing the stack map of chapter 09's list program")
+    if crash is not None:
+        raise _explain(parse_stackmap, Sample("chapter 09's list program", origin, section, ""))
+    try:
+        with Runtime(replace(loaded, stackmap=given), stress=True, verify=True) as runtime:
+            result = runtime.run()
+    except LabFailure:
+        raise
+    except Exception as error:  # a stack walk that finds no record, a heap the verifier rejects, a wild read
+        raise _stress_failure(
+            f"failed under GC stress: {type(error).__name__}: {error}", section, given, origin
+        ) from None
+    if (result.printed, result.result) != (reference.printed, reference.result):
+        raise _stress_failure(
+            f"printed {result.printed} and returned {result.result} under GC stress, but {reference.printed} and "
+            f"{reference.result} with gctoy's parse.",
+            section,
+            given,
+            origin,
+        )
+    return origin, result.stats.gc.collections, result.stats.gc.slots_moved
+
+
 # --------------------------------------------------------------------------- the check
 
 
@@ -396,5 +477,11 @@ def check(parse_stackmap: Callable[[bytes], Any], sections: list[Sample] | None 
     lines.append(
         f"padding read correctly after the locations of {padded_locations} records "
         f"and after the live-outs of {padded_live_outs}"
+    )
+    origin, collections, moved = stress_run(parse_stackmap)
+    lines.append(
+        f"your parse as the runtime's stack map for chapter 09's list program ({origin}): GC stress, "
+        f"{collections} collections, {moved} root and derived slots rewritten, heap verified after each, "
+        "same output as with gctoy's parse"
     )
     return LabReport("stackmap_parser", lines)

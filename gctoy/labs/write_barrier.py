@@ -16,7 +16,11 @@ an object outside the heap (a global).
 
 Each program allocates its *old* objects, calls ``@young_begins()`` (from there on every new
 object is young, and the card table starts clean), then allocates young objects and stores
-references.  :func:`check` runs every program with the student's barrier and then
+references.  :func:`check` runs every program with the student's barrier under GC stress: after
+every store, and once more when ``@main`` has returned, a :class:`YoungCollection` frees the young
+objects it cannot reach from the stack, the registers and the old objects on *dirty* cards (the
+collector relies on the cards, as a generational one does), and the heap verifier then looks for
+a live object that points at a freed one. Then it
 
 1. scans the whole heap by brute force for references from old objects into young ones (the
    remembered set a young collection needs) and requires each such old object's card to be dirty;
@@ -34,9 +38,11 @@ from gctoy.ir import parse_module
 from gctoy.labs import LabFailure, LabReport, call_student
 from gctoy.passes import run
 from gctoy.passes.lower_barriers import CARD_COUNT, CARD_DIRTY, CARD_SHIFT, CARD_TABLE, DEFAULT_SEMISPACE, HEAP_BASE
-from gctoy.runtime.heap import Heap
+from gctoy.emu.image import STACK_TOP
+from gctoy.runtime.heap import HEADER_SIZE, POISON, WORD, Heap
+from gctoy.runtime.verify_heap import heap_problems
 
-__all__ = ["CardTable", "PROGRAMS", "card_of", "check", "lower_to_barrier_calls", "old_to_young"]
+__all__ = ["CardTable", "YoungCollection", "PROGRAMS", "card_of", "check", "lower_to_barrier_calls", "old_to_young"]
 
 BARRIER = "gc_write_barrier"
 
@@ -259,7 +265,9 @@ class _GctoyRun(_Run):
 
 class _StudentRun(_Run):
     def __init__(self, text: str, barrier) -> None:
-        super().__init__(lower_to_barrier_calls(text))
+        lowered = lower_to_barrier_calls(text)
+        super().__init__(lowered)
+        self.globals_at = _globals(lowered, self.compiled)
         self.cards = CardTable()
         self.barrier = barrier
         self.calls = 0
@@ -275,9 +283,109 @@ class _StudentRun(_Run):
             field,
             value,
         )
+        if self.boundary is not None:  # GC stress: a young collection after every barrier
+            self.young.collect(self.cards.dirty(), stack=True)
+
+    def young_begins(self) -> None:
+        super().young_begins()
+        assert self.boundary is not None
+        self.young = YoungCollection(self.heap, self.boundary, self.globals_at)
 
     def clear_cards(self) -> None:
         self.cards = CardTable()
+
+    def go(self) -> int:
+        """Run ``@main`` with a young collection after every store, and one more once it has returned."""
+        boundary = super().go()
+        self.young.collect(self.cards.dirty(), stack=False)
+        return boundary
+
+
+class YoungCollection:
+    """A young collection that trusts the card table, as a generational collector does.
+
+    It marks the young objects (those allocated after ``@young_begins``) reachable from its roots,
+    then frees the others (their fields poisoned, the object kept as a tombstone without pointer
+    fields), and runs gctoy's heap verifier. The roots are
+    what a generational collector has: the stack and the registers (scanned conservatively while
+    the program runs; none once ``@main`` has returned), the pointer fields of the old objects whose
+    card is dirty, and the module's globals when the spare card is dirty. An old object on a clean
+    card is never looked at: a reference it holds to a young object keeps nothing alive.
+    """
+
+    def __init__(self, heap: Heap, boundary: int, globals_at: list[tuple[int, int]]) -> None:
+        self.heap, self.boundary, self.globals_at = heap, boundary, globals_at
+        self.freed: set[int] = set()
+        self.collections = 0
+
+    def _young(self, index, value: int) -> int | None:
+        if not self.boundary <= value < self.heap.top:
+            return None
+        obj = index.containing(value)
+        return obj if obj is not None and obj not in self.freed else None
+
+    def _pointer_fields(self, obj: int) -> list[int]:
+        _, mask = self.heap.header(obj)
+        return [v for i, v in enumerate(self.heap.fields(obj)) if mask >> i & 1]
+
+    def collect(self, dirty: set[int], stack: bool) -> None:
+        """Mark from the roots, free every young object not reached."""
+        machine, heap = self.heap.machine, self.heap
+        index = heap.index()
+        words: list[int] = []
+        if stack:
+            words += machine.regs().values()
+            low = machine.sp & ~(WORD - 1)
+            data = machine.read(low, STACK_TOP - low)
+            words += [int.from_bytes(data[k : k + WORD], "little") for k in range(0, len(data) - WORD + 1, WORD)]
+        for obj in heap.objects():
+            if obj < self.boundary and card_of(obj) in dirty:
+                words += self._pointer_fields(obj)
+        if CARD_COUNT in dirty:
+            for at, count in self.globals_at:
+                words += [machine.read_u64(at + WORD * k) for k in range(count)]
+        marked: set[int] = set()
+        work = [o for o in (self._young(index, w) for w in words) if o is not None]
+        while work:
+            obj = work.pop()
+            if obj in marked:
+                continue
+            marked.add(obj)
+            work += [o for o in (self._young(index, w) for w in self._pointer_fields(obj)) if o is not None]
+        for obj in heap.objects():
+            if obj >= self.boundary and obj not in marked and obj not in self.freed:
+                n, _ = heap.header(obj)
+                machine.write(obj - HEADER_SIZE, bytes(WORD))  # a tombstone: no pointer fields
+                machine.write(obj, POISON * n)
+                self.freed.add(obj)
+        self.collections += 1
+        problems = heap_problems(heap)  # gctoy's heap verifier: headers, masks, pointers to objects
+        if problems:
+            raise LabFailure(f"after young collection #{self.collections} the heap verifier finds: {problems[0]}")
+
+    def dangling(self) -> list[tuple[int, int, int]]:
+        """The heap verifier's finding: (object, field address, freed object) for every live object's
+        pointer field that names a freed young object."""
+        found = []
+        for obj in self.heap.objects():
+            if obj in self.freed:
+                continue
+            _, mask = self.heap.header(obj)
+            for i, value in enumerate(self.heap.fields(obj)):
+                if mask >> i & 1 and value in self.freed:
+                    found.append((obj, obj + WORD * i, value))
+        return found
+
+
+def _globals(module_text: str, compiled) -> list[tuple[int, int]]:
+    """(address, pointer-sized words) of each global of the module (the roots behind the spare card)."""
+    module = parse_module(module_text, "lab.ll")
+    out = []
+    for gv in module.globals:
+        ty = gv.value_type
+        count = getattr(ty, "count", 1)
+        out.append((compiled.image.address_of(gv.name), count))
+    return out
 
 
 def old_to_young(heap: Heap, boundary: int) -> list[tuple[int, int, int]]:
@@ -293,9 +401,45 @@ def old_to_young(heap: Heap, boundary: int) -> list[tuple[int, int, int]]:
     return found
 
 
+def _hint(dirty: set[int], obj: int, field: int, value: int) -> str:
+    """What the barrier probably marked instead of the card of ``obj``."""
+    if card_of(value) in dirty:
+        return (
+            f"Card {card_of(value)}, the card of the stored value, is dirty: the barrier must "
+            "record where the new reference now lives (the object written into), not what it "
+            "points to."
+        )
+    if card_of(field) in dirty and card_of(field) != card_of(obj):
+        return (
+            f"Card {card_of(field)}, the card of the field, is dirty: gctoy's scan of a dirty card "
+            "starts at the objects that begin in it, so the barrier marks the card of the object "
+            "(its first field, `obj`), however far into it the field lies."
+        )
+    return "Mark cards[(obj - HEAP_BASE) >> CARD_SHIFT] at every store."
+
+
+def _dangling_message(name: str, student: _StudentRun, dangling: list[tuple[int, int, int]], needed: int) -> str:
+    """The GC-stress failure: an old object on a clean card points at a young object the collection freed."""
+    obj, field, value = dangling[0]
+    dirty = student.cards.dirty()
+    return "\n".join(
+        [
+            f"program {name}, under GC stress (a young collection after every store and one more when @main "
+            f"has returned, {student.young.collections} in all, each scanning the stack and the dirty cards, "
+            "then the heap verifier):",
+            f"the old object at {obj:#x} holds, in its field at {field:#x}, the young object {value:#x}, which a "
+            f"young collection freed (its fields are poison now): card {card_of(obj)} of the old object is clean, "
+            "so the collection never looked at it, and nothing else kept the young object alive.",
+            f"Dangling references: {len(dangling)}, of {needed} old -> young references in the heap. "
+            "With a real generational collector the program would later read freed (or reused) memory.",
+            _hint(dirty, obj, field, value),
+        ]
+    )
+
+
 def check(write_barrier) -> LabReport:
     """Run every program of :data:`PROGRAMS` with ``write_barrier`` at each ``gcwrite``."""
-    stores = references = cards = 0
+    stores = references = cards = collections = freed = 0
     for name, text in PROGRAMS.items():
         student = _StudentRun(text, write_barrier)
         boundary = student.go()
@@ -306,6 +450,9 @@ def check(write_barrier) -> LabReport:
                 f"program {name}: the card table holds {sorted(bad)}; mark a card with CARD_DIRTY ({CARD_DIRTY})."
             )
         needed = old_to_young(student.heap, boundary)
+        dangling = student.young.dangling()
+        if dangling:
+            raise LabFailure(_dangling_message(name, student, dangling, len(needed)))
         missed = [(o, f, v) for o, f, v in needed if card_of(o) not in dirty]
         if missed:
             obj, field, value = missed[0]
@@ -315,21 +462,8 @@ def check(write_barrier) -> LabReport:
                 f"{len(missed)} of the {len(needed)} old -> young references in the heap are on clean cards: "
                 "a young collection scans only dirty cards, so it would not see them, would not update "
                 "them when it moves the young objects, and the old objects would point at garbage.",
+                _hint(dirty, obj, field, value),
             ]
-            if card_of(value) in dirty:
-                lines.append(
-                    f"Card {card_of(value)}, the card of the stored value, is dirty: the barrier must "
-                    "record where the new reference now lives (the object written into), not what it "
-                    "points to."
-                )
-            elif card_of(field) in dirty and card_of(field) != card_of(obj):
-                lines.append(
-                    f"Card {card_of(field)}, the card of the field, is dirty: gctoy's scan of a dirty card "
-                    "starts at the objects that begin in it, so the barrier marks the card of the object "
-                    "(its first field, `obj`), however far into it the field lies."
-                )
-            else:
-                lines.append("Mark cards[(obj - HEAP_BASE) >> CARD_SHIFT] at every store.")
             raise LabFailure("\n".join(lines))
         reference = _GctoyRun(text)
         reference.go()
@@ -354,12 +488,16 @@ def check(write_barrier) -> LabReport:
                 )
             raise LabFailure("\n".join(lines))
         stores += student.calls
+        collections += student.young.collections
+        freed += len(student.young.freed)
         references += len(needed)
         cards += len(dirty)
     return LabReport(
         "write_barrier",
         [
             f"{len(PROGRAMS)} programs, {stores} reference stores through your barrier",
+            f"GC stress: {collections} young collections (after every store, and once more after each program), "
+            f"each trusting your cards; {freed} unreachable young objects freed, heap verified: no dangling reference",
             f"{references} old -> young references found by scanning the whole heap, each on a dirty card",
             f"{cards} dirty cards in all, the same cards as gctoy-cardmark's own barrier",
         ],

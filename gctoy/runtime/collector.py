@@ -133,13 +133,15 @@ class Collector:
     gets from-space's bytes (``old``, a bytearray starting at ``from_space[0]``, ending at the
     allocation pointer ``from_space[1]``), an empty bytearray ``new`` to fill with to-space
     (``to_space`` is its :class:`Space`) and the distinct root values; it returns the forwarded
-    value of each root, in order, and the number of objects it copied.
+    value of each root, in order, and the number of objects it copied. ``rebase``, when set,
+    replaces the rule of step 4 for a derived slot: ``rebase(old base, new base, old derived)``.
     """
 
     heap: Heap
     poison: bool = True
     stats: GCStats = field(default_factory=GCStats)
     evacuate: Evacuate | None = None
+    rebase: Callable[[int, int, int], int] | None = None
 
     def collect(self, roots: Sequence[Slot], derived: Sequence[tuple[Slot, Slot]] = ()) -> Collection:
         """Evacuate everything reachable from ``roots``; rewrite roots and derived slots.
@@ -235,7 +237,8 @@ class Collector:
             if slot in root_values:
                 continue  # a slot that is itself a base was rewritten above
             old_base, new_base = root_values[base], forwarded[base]
-            moved = (new_base + (value - old_base)) & MASK64
+            rebased = new_base + (value - old_base) if self.rebase is None else self.rebase(old_base, new_base, value)
+            moved = rebased & MASK64
             if moved != value:
                 write_slot(machine, slot, moved)
                 self.stats.slots_moved += 1

@@ -137,3 +137,43 @@ def test_a_wrong_scan_fails_with_a_message_that_teaches(solution, wrong_scan, wo
     for word in words:
         assert word in str(failure.value), str(failure.value)
 
+
+
+# A collector that forgets derived pointers -------------------------------------------------
+
+
+def rebase_forgetting_derived_pointers(old_base, new_base, old_derived):
+    """Leaves the derived slot as it was: it still points into from-space after the collection."""
+    return old_derived
+
+
+def rebase_to_the_base(old_base, new_base, old_derived):
+    """Gives the derived slot its base's new address: the offset into the object is lost."""
+    return new_base
+
+
+def test_the_solution_rebases_the_derived_slots(solution):
+    text = str(cheney.check(solution["forward"], solution["scan"], solution["rebase_derived"]))
+    assert "derived slots rebased by your rebase_derived" in text and "collections under stress" in text
+
+
+def test_the_skeleton_rebase_fails(lab):
+    skeleton = _lab_namespace(strip_solutions(lab.source))
+    solution = _lab_namespace(lab.source)
+    with pytest.raises(LabFailure, match="rebase_derived is still the skeleton"):
+        cheney.check(solution["forward"], solution["scan"], skeleton["rebase_derived"])
+
+
+@pytest.mark.parametrize("wrong_rebase, words", [
+    (rebase_forgetting_derived_pointers, ["returned 70 with your collector", "still points into from-space",
+                                          "new base + (old derived - old base)", "forgets derived pointers"]),
+    (rebase_to_the_base, ["failed under GC stress", "the slot must get", "moves with its base"]),
+])
+def test_a_collector_that_forgets_derived_pointers_fails_with_a_message_that_teaches(solution, wrong_rebase, words):
+    """The issue's example: the stress run of the chapter's list (a derived pointer live across its calls) fails."""
+    with pytest.raises(LabFailure) as failure:
+        cheney.check(solution["forward"], solution["scan"], wrong_rebase)
+    message = str(failure.value)
+    assert "list3 (a derived pointer)" in message
+    for word in words:
+        assert word in message, message

@@ -42,6 +42,7 @@ def test_the_solution_passes_and_reports_counts(solution):
     report = str(_check(solution))
     assert "all checks passed" in report
     assert "4 methods' GC info" in report and "read back with your decoders" in report
+    assert "x86-32 under GC stress (EBP frames)" in report and "(ESP frames)" in report and "heap verified" in report
 
 
 def test_gctoys_own_codecs_are_refused():
@@ -168,3 +169,43 @@ def test_plugging_in_is_undone(solution):
     with pytest.raises(LabFailure):
         _check({**solution, "decode_unsigned": _decode_unsigned_ignores_offset})
     assert header.decode_unsigned is decode_unsigned and method.decode_unsigned is decode_unsigned
+
+
+# --------------------------------------------------------------------------- the GC-stress run
+
+
+def _stress(functions: dict):
+    return lab.stress_run(functions["encode_unsigned"], functions["decode_unsigned"], functions["encode_signed"],
+                          functions["decode_signed"])
+
+
+@pytest.mark.parametrize("name, wrong, words", [
+    ("encode_signed", _signed_seven_bits_first,
+     ["printed [", "with gctoy's codecs", "stale pointer", "encode_signed(95) gave 5F", "takes two bytes"]),
+    ("encode_unsigned", _unsigned_leb128,
+     ["ESP frames", "failed under GC stress", "encode_unsigned(142)", "MOST significant 7-bit group first"]),
+    ("decode_signed", _decode_signed_twos_complement,
+     ["EBP frames", "failed under GC stress", "decode_signed(48", "the format reads (-8,"]),
+])
+def test_a_wrong_codec_fails_in_the_x86_32_stress_run_and_says_why(solution, name, wrong, words):
+    """The codecs write the GC info the x86-32 stack walk reads: a wrong one sends the collector to the wrong slot."""
+    with pytest.raises(LabFailure) as failure:
+        _stress({**solution, name: wrong})
+    message = str(failure.value)
+    assert "under GC stress" in message and "x86-32 GC-info encoder" in message
+    for word in words:
+        assert word in message, message
+
+
+def test_the_stress_run_leaves_gctoys_codecs_and_decoded_methods_behind(solution):
+    from gctoy.coreclr import decode_signed, info_tables
+
+    with pytest.raises(LabFailure):
+        _stress({**solution, "decode_signed": _decode_signed_twos_complement})
+    assert info_tables.decode_signed is decode_signed
+    # the wrong decoder's readings of the (right) blobs are not remembered for gctoy's own stack walks
+    from gctoy.ir import parse_module
+    from gctoy.runtime.run32 import run_module32
+
+    done = run_module32(parse_module(lab.STRESS_PROGRAM), gc="semispace", stress=True, verify=True, frame="ebp")
+    assert done.printed == [31, 32, 4242, 0, 99]

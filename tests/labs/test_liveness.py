@@ -35,13 +35,20 @@ def test_skeleton_fails():
 
 
 def test_solution_passes():
-    assert "calls" in str(liveness.check(_function(_lab_source())))
+    report = str(liveness.check(_function(_lab_source())))
+    assert "calls" in report
+    assert "under GC stress" in report and "heap verified" in report
+    line = liveness.llvm14_agreement(_function(_lab_source()))
+    assert "LLVM 14" in line  # its live sets where opt 14 is installed; a line saying it is not otherwise
 
 
 def test_phi_uses_at_the_top_of_the_block_fail_and_say_why():
     """The bug: a phi's inputs counted as uses in the phi's block, so they are live on every incoming path."""
-    wrong = _replace(_lab_source(), "            if not isinstance(inst, I.Phi):\n                live.update(",
-                     "            if True:\n                live.update(")
+    wrong = _replace(
+        _lab_source(),
+        "            if not isinstance(inst, I.Phi):\n                live.update(",
+        "            if True:\n                live.update(",
+    )
     wrong = _replace(wrong, "if pred is block and tracked(v)", "if False")
     with pytest.raises(LabFailure) as failure:
         liveness.check(_function(wrong))
@@ -56,3 +63,39 @@ def test_no_fixed_point_fails_and_says_why():
         liveness.check(_function(wrong))
     message = str(failure.value)
     assert "missing" in message and "back edge" in message
+
+
+def _no_fixed_point() -> str:
+    return _replace(_lab_source(), "                changed = True\n    result", "                pass\n    result")
+
+
+def test_without_llvm_the_lab_says_so_and_uses_gctoy(monkeypatch):
+    import gctoy.llvm_tools
+
+    monkeypatch.setattr(gctoy.llvm_tools, "tool_path", lambda name, version: None)
+    assert "calls" in str(liveness.check(_function(_lab_source()), generated=2))
+    line = liveness.llvm14_agreement(_function(_lab_source()))
+    assert "LLVM 14 not installed" in line and "gctoy's RS4GC liveness" in line
+
+
+def test_no_fixed_point_fails_under_gc_stress_and_says_why():
+    """The one-pass bug plugged into RS4GC: %bi is not relocated in the loop, the program reads a moved object."""
+    with pytest.raises(LabFailure) as failure:
+        liveness.stress_run(_function(_no_fixed_point()))
+    message = str(failure.value)
+    assert "under GC stress" in message and "without a collector" in message
+    assert "lacks %bi" in message and "does not relocate it" in message
+
+
+def test_phi_uses_at_the_top_of_the_block_fail_under_gc_stress_and_say_why():
+    """The phi bug plugged into RS4GC: a statepoint relocates a value not yet defined (undef after mem2reg)."""
+    wrong = _replace(
+        _lab_source(),
+        "            if not isinstance(inst, I.Phi):\n                live.update(",
+        "            if True:\n                live.update(",
+    )
+    wrong = _replace(wrong, "if pred is block and tracked(v)", "if False")
+    with pytest.raises(LabFailure) as failure:
+        liveness.stress_run(_function(wrong))
+    message = str(failure.value)
+    assert "relocates undef" in message and "also holds %x" in message and "own edge" in message

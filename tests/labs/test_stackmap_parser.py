@@ -49,6 +49,7 @@ def test_check_passes_on_the_solution(sections):
     report = stackmap_parser.check(_function(LAB.source), sections)
     text = str(report)
     assert "4 sections" in text and "13 records" in text and "6 live-outs" in text
+    assert "GC stress" in text and "heap verified" in text
 
 
 def test_forgetting_the_padding_after_the_locations_is_explained(sections):
@@ -91,3 +92,25 @@ def test_samples_come_from_the_store_without_llvm(monkeypatch):
     assert [s.name for s in stored][:2] == ["lab-kinds.o", "lab-statepoints.o"]
     assert "stored" in stored[0].origin
     stackmap_parser.check(_function(LAB.source), stored)
+
+
+def test_the_solution_runs_an_llc_object_under_gc_stress():
+    origin, collections, moved = stackmap_parser.stress_run(_function(LAB.source))
+    assert "llc" in origin and collections > 0 and moved > 0
+
+
+def test_a_parse_that_swaps_size_and_register_fails_under_gc_stress():
+    """The stack walk reads the roots at the locations the student's parse gives: a swapped field breaks it."""
+    parser = _wrong("kind, _, size, dwarf_reg, _, value", "kind, _, dwarf_reg, size, _, value")
+    with pytest.raises(LabFailure) as failure:
+        stackmap_parser.stress_run(parser)
+    message = str(failure.value)
+    assert "failed under GC stress" in message and "runtime's stack walk" in message
+    assert "DWARF register 8" in message and "loc#1.Size" in message and "u16 size, u16 DWARF register" in message
+
+
+def test_the_stress_object_comes_from_the_store_without_llvm(monkeypatch):
+    monkeypatch.setenv(ENV_PATH, "")          # no LLVM tool is found
+    monkeypatch.delenv(REFRESH_ENV, raising=False)
+    origin, collections, _ = stackmap_parser.stress_run(_function(LAB.source))
+    assert "stored" in origin and collections > 0

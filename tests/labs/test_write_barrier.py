@@ -29,6 +29,7 @@ def test_check_fails_on_the_skeleton():
 def test_check_passes_on_the_solution():
     text = str(write_barrier.check(LAB.solution()))
     assert "3 programs" in text and "old -> young references" in text and "gctoy-cardmark" in text
+    assert "young collections" in text and "heap verified" in text
 
 
 def test_marking_the_card_of_the_stored_value_is_explained():
@@ -67,3 +68,18 @@ def test_the_brute_force_scan_finds_old_to_young_references():
     run.go()
     found = write_barrier.old_to_young(run.heap, run.boundary)
     assert len(found) == 2 and all(obj < run.boundary <= value for obj, _, value in found)
+
+
+def test_marking_the_card_of_the_stored_value_fails_under_gc_stress():
+    """The young collection trusts the cards: the old object on a clean card keeps a freed young object."""
+    message = _failure(_mutated("index = (obj - HEAP_BASE) >> CARD_SHIFT", "index = (value - HEAP_BASE) >> CARD_SHIFT"))
+    assert "under GC stress" in message and "young collection freed" in message
+    assert "the card of the stored value" in message
+
+
+def test_the_young_collection_frees_what_no_dirty_card_or_root_reaches():
+    run = write_barrier._StudentRun(write_barrier.BIG, lambda cards, obj, field, value: None)
+    run.go()
+    assert run.young.collections == 4
+    dangling = run.young.dangling()
+    assert {value for _, _, value in dangling} <= run.young.freed and len(dangling) == 2
