@@ -116,8 +116,8 @@ class LLVMResults:
         if self.installed:
             return f"llc: {self.llc}  llvm-readobj: {self.readobj}"
         return (
-            f"{stored_line(self.version)}s: the cells below show the results stored with gctoy "
-            f"(made by LLVM {self.version}'s llc and llvm-readobj)"
+            f"{stored_line(self.version)}s in the cells below "
+            f"(made by LLVM {self.version}'s llc and llvm-readobj, kept with gctoy)"
         )
 
     def announce(self, *tools: str) -> None:
