@@ -1,8 +1,12 @@
 """What the chapters use to compare gctoy with LLVM 14, in one place.
 
-Every function works where LLVM is not installed (Binder, conda): it then says so in its result
-instead of failing, so a chapter goes on and shows gctoy's side alone. LLVM's tools are found
-through :mod:`gctoy.llvm_tools` (``GCTOY_LLVM_PATH`` applies).
+Every function works where LLVM is not installed (Binder, conda). Given a chapter's
+:class:`gctoy.llvm_results.LLVMResults` as ``results``, the functions that run ``opt`` or ``llc`` take
+LLVM's answer from the tool where it is installed (checked against the answer stored with gctoy) and
+from the store where it is not, so the chapter shows LLVM's side everywhere (its cell first prints
+``results.announce()``'s line). Without ``results`` they say in their result that LLVM is not installed,
+and the chapter shows gctoy's side alone. LLVM's tools are found through :mod:`gctoy.llvm_tools`
+(``GCTOY_LLVM_PATH`` applies).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import shutil
 import subprocess
 import tempfile
 
+from gctoy.llvm_results import LLVMResults, ToolRun
 from gctoy.llvm_tools import tool_path
 
 __all__ = [
@@ -23,6 +28,7 @@ __all__ = [
     "reprinted",
     "compare_with_opt14",
     "safepoint_verifier_report",
+    "llvm_error",
 ]
 
 #: what a comparison says where LLVM 14's opt is not installed
@@ -34,33 +40,45 @@ def opt14_path() -> str | None:
     return tool_path("opt", 14)
 
 
-def llvm14_verdict(ir_text: str) -> str:
+def _run(tool: str, args: list[str], ir_text: str, results: LLVMResults | None) -> ToolRun:
+    """``tool ARGS`` (LLVM 14's opt or llc) on some IR text on stdin: through ``results`` (the tool, or the
+    stored answer) if given, else the tool itself (RuntimeError with NO_LLVM / NO_LLC where it is missing).
+    On stderr the tool's path is written as its name."""
+    if results is not None:
+        return results.run(tool, args, ir_text)
+    path = opt14_path() if tool == "opt" else llc14_path()
+    if path is None:
+        raise RuntimeError(NO_LLVM if tool == "opt" else NO_LLC)
+    done = subprocess.run([path, *args], input=ir_text, capture_output=True, text=True)
+    return ToolRun(done.returncode, done.stdout, done.stderr.replace(path, tool))
+
+
+def llvm_error(stderr: str) -> str:
+    """The first 'LLVM ERROR: ...' line a tool wrote to stderr, or '(no LLVM ERROR line)'."""
+    return next((line for line in stderr.splitlines() if line.startswith("LLVM ERROR")), "(no LLVM ERROR line)")
+
+
+def llvm14_verdict(ir_text: str, results: LLVMResults | None = None) -> str:
     """LLVM 14's verifier on some IR text: 'accepted', or its first error line."""
-    opt = opt14_path()
-    if opt is None:
+    if results is None and opt14_path() is None:
         return "(LLVM 14's opt is not installed)"
-    done = subprocess.run(
-        [opt, "-passes=verify", "-S", "-o", "/dev/null", "-"], input=ir_text, capture_output=True, text=True
-    )
+    done = _run("opt", ["-passes=verify", "-S", "-o", "/dev/null", "-"], ir_text, results)
     if done.returncode == 0:
         return "accepted"
-    return done.stderr.splitlines()[0].removeprefix(opt + ": ")
+    return done.stderr.splitlines()[0].removeprefix("opt: ")
 
 
-def opt14(ir_text: str, *args: str) -> str:
+def opt14(ir_text: str, *args: str, results: LLVMResults | None = None) -> str:
     """LLVM 14's opt with ``args`` on some IR text: the module it prints (RuntimeError with its message)."""
-    opt = opt14_path()
-    if opt is None:
-        raise RuntimeError(NO_LLVM)
-    done = subprocess.run([opt, *args, "-S", "-o", "-", "-"], input=ir_text, capture_output=True, text=True)
+    done = _run("opt", [*args, "-S", "-o", "-", "-"], ir_text, results)
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
     return done.stdout
 
 
-def reprinted(ir_text: str) -> str:
+def reprinted(ir_text: str, results: LLVMResults | None = None) -> str:
     """The module as LLVM 14 prints it, without the two header lines that name the input file."""
-    lines = opt14(ir_text, "-passes=verify").splitlines()
+    lines = opt14(ir_text, "-passes=verify", results=results).splitlines()
     return "\n".join(line for line in lines if not line.startswith(("; ModuleID", "source_filename")))
 
 
@@ -211,26 +229,24 @@ def llc14_path() -> str | None:
     return tool_path("llc", 14)
 
 
-def llc14(ir_text: str, *flags: str) -> tuple[int, str, str]:
+def llc14(ir_text: str, *flags: str, results: LLVMResults | None = None) -> tuple[int, str, str]:
     """LLVM 14's llc with ``flags`` on some IR text, output to stdout: (exit status, stdout, stderr).
 
-    A failure of llc is part of the answer (a chapter may show LLVM rejecting a module); where llc
-    is not installed this raises RuntimeError(NO_LLC).
+    A failure of llc is part of the answer (a chapter may show LLVM rejecting a module): stderr then
+    holds its message (up to a crash report, with llc's path written as ``llc``). Without ``results``,
+    where llc is not installed this raises RuntimeError(NO_LLC).
     """
-    llc = llc14_path()
-    if llc is None:
-        raise RuntimeError(NO_LLC)
-    done = subprocess.run([llc, *flags, "-o", "-", "-"], input=ir_text, capture_output=True, text=True)
+    done = _run("llc", [*flags, "-o", "-", "-"], ir_text, results)
     return done.returncode, done.stdout, done.stderr
 
 
-def llc14_ir_after(ir_text: str, pass_name: str) -> str:
+def llc14_ir_after(ir_text: str, pass_name: str, results: LLVMResults | None = None) -> str:
     """The module as LLVM 14's llc leaves it after its IR pass ``pass_name`` (``-O0 -stop-after``).
 
     llc writes a MIR file; its IR part (between ``--- |`` and ``...``, indented by two spaces) is
     returned unindented. RuntimeError with llc's message if llc fails, NO_LLC where it is not installed.
     """
-    status, mir, err = llc14(ir_text, "-O0", f"-stop-after={pass_name}")
+    status, mir, err = llc14(ir_text, "-O0", f"-stop-after={pass_name}", results=results)
     if status != 0:
         raise RuntimeError(err)
     _, start, rest = mir.partition("--- |\n")
@@ -240,32 +256,33 @@ def llc14_ir_after(ir_text: str, pass_name: str) -> str:
     return "\n".join(line[2:] if line.startswith("  ") else line for line in ir_part.splitlines()) + "\n"
 
 
-def _without_target(text: str) -> str:
+def _without_target(text: str, results: LLVMResults | None) -> str:
     """Reprinted text without the ``target datalayout`` / ``target triple`` lines llc adds."""
-    return "\n".join(line for line in reprinted(text).splitlines() if not line.startswith("target "))
+    return "\n".join(line for line in reprinted(text, results).splitlines() if not line.startswith("target "))
 
 
-def compare_with_llc14(source: str, ours: str, pass_name: str) -> str:
+def compare_with_llc14(source: str, ours: str, pass_name: str, results: LLVMResults | None = None) -> str:
     """'same text' if LLVM 14's llc, stopped after ``pass_name``, turns ``source`` into ``ours``, else a unified diff.
 
     Both modules are compared as LLVM 14's opt prints them, without the header lines and the target
-    lines llc adds. NO_LLC where llc or opt is not installed; llc's error as text if llc fails.
+    lines llc adds. Without ``results``, NO_LLC where llc or opt is not installed; llc's error as text if
+    llc fails.
     """
-    if llc14_path() is None or opt14_path() is None:
+    if results is None and (llc14_path() is None or opt14_path() is None):
         return NO_LLC
     try:
-        theirs = _without_target(llc14_ir_after(source, pass_name))
+        theirs = _without_target(llc14_ir_after(source, pass_name, results), results)
     except RuntimeError as error:
         return f"(LLVM 14's llc failed: {str(error).strip()})"
-    mine = _without_target(ours)
+    mine = _without_target(ours, results)
     if theirs == mine:
         return "same text"
     return "\n".join(difflib.unified_diff(theirs.splitlines(), mine.splitlines(), "LLVM 14", "gctoy", lineterm=""))
 
 
-def compare_shadow_stack_lowering(source: str, ours: str) -> str:
+def compare_shadow_stack_lowering(source: str, ours: str, results: LLVMResults | None = None) -> str:
     """:func:`compare_with_llc14` for LLVM 14's ``shadow-stack-gc-lowering`` (the shadow stack's IR pass)."""
-    return compare_with_llc14(source, ours, "shadow-stack-gc-lowering")
+    return compare_with_llc14(source, ours, "shadow-stack-gc-lowering", results)
 
 
 def _llc14(llc: str, ir_text: str, args: tuple[str, ...], out: str) -> None:

@@ -7,7 +7,9 @@ key:
 
     <name>-<key>.o      an object made by ``llc -filetype=obj``
     <name>-<key>.txt    the text a tool printed (``llvm-readobj --stackmap``, ``llc`` assembly)
-    <name>-<key>.json   a tool's exit status with its standard output
+    <name>-<key>.json   a tool's exit status with its standard output (and, for :meth:`LLVMResults.run`,
+                        what it wrote to standard error before any crash report, with the tool's path
+                        replaced by its name, so that the answer is the same on every machine)
 
 Where LLVM 14 is installed the tools run, and their answer must equal the stored one (a chapter
 that changes what it asks LLVM fails until the store is refreshed with ``GCTOY_STORE_LLVM_RESULTS=1``,
@@ -29,12 +31,17 @@ from pathlib import Path
 from .errors import GCToyError
 from .llvm_tools import tool_path
 
-__all__ = ["LLVMResults", "StoredResultError", "STORE", "REFRESH_ENV"]
+__all__ = ["LLVMResults", "StoredResultError", "ToolRun", "STORE", "REFRESH_ENV", "stored_line"]
 
 #: where the stored answers live (inside the package, so that a copied chapter still finds them)
 STORE = Path(__file__).resolve().parent / "llvm_results"
 #: set to 1 to (re)write the stored answers from the installed LLVM
 REFRESH_ENV = "GCTOY_STORE_LLVM_RESULTS"
+
+
+def stored_line(version: int = 14) -> str:
+    """What a chapter's cell prints before it shows a stored answer of LLVM ``version`` (not installed here)."""
+    return f"LLVM {version} not installed: showing the stored result"
 
 
 class StoredResultError(GCToyError):
@@ -47,6 +54,29 @@ class ToolAnswer:
 
     returncode: int
     stdout: str
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """What one run of a tool answered: its exit status, standard output, and what it said on standard error."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+#: where a crashing LLVM tool's report (the bug-report request, then the stack dump) begins on stderr
+_CRASH_REPORT = ("PLEASE submit a bug report", "Stack dump:")
+
+
+def _said(stderr: str, path: str, name: str) -> str:
+    """A tool's stderr without its crash report, its path written as its name (the same on every machine)."""
+    lines = []
+    for line in stderr.splitlines(keepends=True):
+        if line.startswith(_CRASH_REPORT):
+            break
+        lines.append(line.replace(path, name))
+    return "".join(lines)
 
 
 def _key(*parts: str | bytes) -> str:
@@ -66,6 +96,7 @@ class LLVMResults:
         self.version = version
         self.llc = tool_path("llc", version)
         self.readobj = tool_path("llvm-readobj", version)
+        self.opt = tool_path("opt", version)
         self.store = STORE / chapter
         self.work = Path(tempfile.mkdtemp(prefix=f"gctoy-{chapter}-"))
         self.refresh = os.environ.get(REFRESH_ENV) == "1"
@@ -75,14 +106,28 @@ class LLVMResults:
         """Whether LLVM's tools run here (else the stored answers are shown)."""
         return self.llc is not None and self.readobj is not None
 
+    def runs(self, *tools: str) -> bool:
+        """Whether all of ``tools`` ("llc", "opt", "llvm-readobj"; default: all three) run here."""
+        paths = {"llc": self.llc, "opt": self.opt, "llvm-readobj": self.readobj}
+        return all(paths[tool] is not None for tool in tools or paths)
+
     def status(self) -> str:
         """One line for the chapter: which tools run, or that the stored answers are shown."""
         if self.installed:
             return f"llc: {self.llc}  llvm-readobj: {self.readobj}"
         return (
-            f"LLVM {self.version} is not installed: the cells below show the results stored with gctoy "
-            f"(made by LLVM {self.version}'s llc and llvm-readobj)"
+            f"{stored_line(self.version)}s in the cells below "
+            f"(made by LLVM {self.version}'s llc and llvm-readobj, kept with gctoy)"
         )
+
+    def announce(self, *tools: str) -> None:
+        """Print :func:`stored_line` where one of ``tools`` (default: all) is not installed; nothing where they run.
+
+        A cell that shows LLVM's answer calls it first, so that a reader without LLVM knows that the
+        answer below was stored with gctoy, not computed on their machine.
+        """
+        if not self.runs(*tools):
+            print(stored_line(self.version))
 
     # ------------------------------------------------------------------ the stored answers
 
@@ -148,6 +193,22 @@ class LLVMResults:
         raw = self._stored(f"{name}-{_key('llc-text', *flags, ir_text)}.json", fresh)
         answer = json.loads(raw)
         return ToolAnswer(answer["returncode"], answer["stdout"])
+
+    def run(self, tool: str, args: list[str] | tuple[str, ...], stdin: str, name: str | None = None) -> ToolRun:
+        """``tool ARGS`` (``opt`` or ``llc``) with ``stdin`` as its input: what it answered.
+
+        Its standard error is kept up to a crash report, with the tool's path written as its name
+        (``opt: <stdin>:3:3: error: ...``). Stored as ``<name>-<key>.json`` (``name`` defaults to the tool).
+        """
+        path = {"llc": self.llc, "opt": self.opt}[tool]
+        fresh = None
+        if path is not None:
+            done = subprocess.run([path, *args], input=stdin, capture_output=True, text=True)
+            answer = {"returncode": done.returncode, "stdout": done.stdout, "stderr": _said(done.stderr, path, tool)}
+            fresh = json.dumps(answer, indent=1).encode("utf-8")
+        raw = self._stored(f"{name or tool}-{_key('run', tool, *args, stdin)}.json", fresh)
+        answer = json.loads(raw)
+        return ToolRun(answer["returncode"], answer["stdout"], answer["stderr"])
 
     def objects(self) -> list[Path]:
         """The objects made (or restored) so far, sorted by name."""

@@ -65,3 +65,27 @@ def test_without_llvm_every_function_says_so(monkeypatch):
         llc14(ONE_ROOT)
     with pytest.raises(RuntimeError, match="not installed"):
         llc14_ir_after(ONE_ROOT, "gc-lowering")
+
+
+def test_with_a_chapters_results_llvm_answers_from_its_store_where_it_is_hidden(tmp_path, monkeypatch, llvm14):
+    import gctoy.llvm_results as lr
+    from gctoy.book_support import llvm14_verdict, llvm_error
+
+    monkeypatch.setattr(lr, "STORE", tmp_path)
+    monkeypatch.setenv(lr.REFRESH_ENV, "1")   # store LLVM 14's answers
+    ours = shadow_stack_lowered(ONE_ROOT)
+    unknown = ONE_ROOT.replace("shadow-stack", "no-such-gc")
+    live = lr.LLVMResults("t")
+    assert compare_shadow_stack_lowering(ONE_ROOT, ours, live) == "same text"
+    assert llvm14_verdict("define i32 @f() {\n  ret i64 0\n}\n", live).startswith("<stdin>:2:")
+    status, _, err = llc14(unknown, results=live)
+    assert status != 0 and llvm_error(err) == "LLVM ERROR: unsupported GC: no-such-gc"
+    monkeypatch.delenv(lr.REFRESH_ENV)
+    monkeypatch.setenv("GCTOY_LLVM_PATH", "")   # no LLVM: the stored answers
+    hidden = lr.LLVMResults("t")
+    assert compare_shadow_stack_lowering(ONE_ROOT, ours, hidden) == "same text"
+    assert llvm14_verdict("define i32 @f() {\n  ret i64 0\n}\n", hidden).startswith("<stdin>:2:")
+    assert llc14(unknown, results=hidden) == (status, "", err)
+    assert compare_shadow_stack_lowering(ONE_ROOT, ours) == NO_LLC   # without the chapter's results
+    with pytest.raises(lr.StoredResultError):   # gctoy's text changed: LLVM's reprint of it was never stored
+        compare_shadow_stack_lowering(ONE_ROOT, ours.replace("i32 1, i32 0", "i32 2, i32 0"), hidden)

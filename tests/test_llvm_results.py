@@ -70,5 +70,42 @@ def test_an_answer_that_changed_is_an_error(store, monkeypatch, llvm14):
 
 
 def test_the_package_store_holds_the_chapters_answers():
-    assert sorted(p.name for p in lr.STORE.iterdir()) == ["ch07", "ch08"]
+    assert sorted(p.name for p in lr.STORE.iterdir()) == ["ch03", "ch07", "ch08", "ch10", "ch11", "ch12"]
     assert any(lr.STORE.glob("ch07/*.o")) and any(lr.STORE.glob("ch07/*.txt")) and any(lr.STORE.glob("ch08/*.json"))
+    for chapter in ("ch03", "ch10", "ch11", "ch12"):
+        assert any(lr.STORE.glob(f"{chapter}/*.json")), chapter
+
+
+UNKNOWN_GC = 'define void @f() gc "no-such-gc" {\n  ret void\n}\n'
+BAD_IR = "define void @f() {\n  %x = add i32 1\n  ret void\n}\n"
+
+
+def test_a_run_keeps_what_the_tool_said_without_its_crash_report_or_path(store, monkeypatch, llvm14):
+    monkeypatch.setenv(lr.REFRESH_ENV, "1")
+    results = LLVMResults("t")
+    crashed = results.run("llc", ["-o", "-", "-"], UNKNOWN_GC)
+    assert crashed.returncode != 0 and crashed.stdout == ""
+    assert crashed.stderr == "LLVM ERROR: unsupported GC: no-such-gc\n"  # no "PLEASE submit", no stack dump
+    rejected = results.run("opt", ["-passes=verify", "-S", "-o", "-", "-"], BAD_IR)
+    assert rejected.returncode == 1 and rejected.stderr.startswith("opt: <stdin>:3:3: error:")
+    assert str(llvm14.opt) not in rejected.stderr
+    accepted = results.run("opt", ["-passes=verify", "-S", "-o", "-", "-"], IR)
+    assert accepted.returncode == 0 and "define i8 addrspace(1)* @keep" in accepted.stdout
+    monkeypatch.delenv(lr.REFRESH_ENV)
+    monkeypatch.setenv("GCTOY_LLVM_PATH", "")
+    hidden = LLVMResults("t")
+    assert not hidden.runs("opt") and not hidden.runs()
+    assert hidden.run("llc", ["-o", "-", "-"], UNKNOWN_GC) == crashed
+    assert hidden.run("opt", ["-passes=verify", "-S", "-o", "-", "-"], BAD_IR) == rejected
+    with pytest.raises(StoredResultError, match="GCTOY_STORE_LLVM_RESULTS=1"):
+        hidden.run("opt", ["-passes=verify", "-S", "-o", "-", "-"], IR + "\n")  # another input: not stored
+
+
+def test_announce_prints_the_stored_line_only_where_a_tool_is_missing(monkeypatch, capsys, llvm14):
+    LLVMResults("t").announce()
+    assert capsys.readouterr().out == ""
+    monkeypatch.setenv("GCTOY_LLVM_PATH", "")
+    hidden = LLVMResults("t")
+    hidden.announce("opt")
+    assert capsys.readouterr().out == "LLVM 14 not installed: showing the stored result\n"
+    assert hidden.status().startswith(lr.stored_line())

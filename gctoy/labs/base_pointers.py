@@ -32,6 +32,8 @@ from ..ir import parse_module
 from ..ir.analysis import LocalNames
 from ..ir.types import is_gc_pointer
 from ..ir.values import Constant, Function, Value
+from ..llvm_results import LLVMResults, ToolRun
+from ..llvm_tools import run_opt, tool_path
 from ..passes import base_pointers as bp
 from ..passes.naming import NameUniquer
 from ..passes import rewrite_statepoints as rs
@@ -380,26 +382,35 @@ def _base_lines(text: str) -> list[str]:
     )
 
 
-def llvm14_agreement(texts: list[str] | None = None) -> str:
+def _opt_run(opt: str | None, args: list[str], text: str) -> ToolRun:
+    """LLVM 14's opt (installed: ``opt`` is its path) on some IR text."""
+    assert opt is not None
+    done = run_opt(opt, args, text)
+    return ToolRun(done.returncode, done.stdout, done.stderr)
+
+
+def llvm14_agreement(texts: list[str] | None = None, results: LLVMResults | None = None) -> str:
     """Whether LLVM 14's RS4GC inserts the same base phis/selects as gctoy's on these modules (one line).
 
     By default: the lab's GC-stress program and the first three generated functions of :func:`check`.
-    Where LLVM 14 is not installed the line says so (gctoy's own BaseFinder is then the only oracle).
+    Given a chapter's ``results``, LLVM's answers come from LLVM 14's opt where it is installed and from
+    the answers stored with gctoy where it is not. Without them, where LLVM 14 is not installed, the line
+    says so (gctoy's own BaseFinder is then the only oracle).
     """
     if texts is None:
         texts = [_STRESS] + [text for _, text, _ in _generated(3)]
-    from ..llvm_tools import run_opt, tool_path
     from ..passes import run as run_pass
 
     opt = tool_path("opt", 14)
-    if opt is None:
+    if opt is None and results is None:
         return (
             "LLVM 14 not installed: gctoy's BaseFinder is the oracle (it inserts the same base phis as LLVM 14's "
             "pass, chapter 03 section 4)"
         )
     same = count = 0
+    args = ["-passes=rewrite-statepoints-for-gc", "-S", "-o", "-", "-"]
     for text in texts:
-        done = run_opt(opt, ["-passes=rewrite-statepoints-for-gc", "-S", "-o", "-", "-"], text)
+        done = results.run("opt", args, text, "rs4gc") if results is not None else _opt_run(opt, args, text)
         module = parse_module(text)
         run_pass(module, "rewrite-statepoints-for-gc")
         theirs = _base_lines(done.stdout)
