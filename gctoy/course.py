@@ -14,14 +14,17 @@ How a chapter marks its parts (cell metadata, as nbgrader 0.9 reads it)::
                             answer_1 = True
                             ### END SOLUTION
     check cell    nbgrader: {solution: false, grade: true, locked: true, points: 1, grade_id: "ex1-check"}
-                  source:   a call into gctoy.exercises that explains a wrong answer
+                  source:   a call into gctoy.exercises that explains a wrong answer without showing the
+                            right one (see gctoy.exercises); an exact comparison that would show it sits
+                            between ### BEGIN HIDDEN TESTS and ### END HIDDEN TESTS
     lab cell      nbgrader: {solution: true,  grade: false, locked: false, grade_id: "lab"}
                   gctoy:    {lab: "gctoy.labs.cheney"}
                   source:   def forward(...):  with its body between the markers
     lab check     nbgrader: {solution: false, grade: true, locked: true, points: 5, grade_id: "lab-check"}
 
 ``wrong`` lists plausible wrong answers: ``tests/book`` runs each one through the check cell
-and expects it to fail, and runs the released (blank) notebook and expects every check to fail.
+(hidden tests included, as ``nbgrader autograde`` runs it) and expects it to fail, and runs the
+released (blank) notebook, hidden tests removed, and expects every check to fail.
 
 The frame every chapter has, in this order (``FRAME``)::
 
@@ -60,10 +63,15 @@ __all__ = [
     "release",
     "BEGIN",
     "END",
+    "HIDDEN_BEGIN",
+    "HIDDEN_END",
 ]
 
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
+#: around the exact comparison of a check cell: nbgrader removes it from the release, autograde puts it back
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
 ASSIGNMENT = "gctoy-book"
 
 #: the level-2 headings every chapter has, in order; ``Lab:`` is optional and sits after Exercises

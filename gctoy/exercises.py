@@ -7,12 +7,27 @@ of these functions.  A check raises :class:`WrongAnswer` (an ``AssertionError``,
 autograder counts it as a failed test) with a message that teaches; it returns quietly when the
 answer is right.
 
-Two ways to know the right answer without printing it in the student's notebook:
+The student's notebook (the release, see ``gctoy.course``) must show neither the right answer
+nor a computation that yields it; the check cell still says why a wrong answer is wrong:
 
-* compute it with gctoy in the check cell (``check_equal(..., expected=live_set(...))``): the
-  student who reads the check learns where the answer comes from, which is the point;
-* compare a digest (``check_digest``), for answers that are facts rather than computations.
-  ``python -m gctoy.exercises digest VALUE`` prints the digest of a Python literal.
+* a fact the student works out is compared by digest (``check_digest``): the digest is computed
+  once from the instructor's answer (``python -m gctoy.exercises digest VALUE`` prints it) and
+  written into the cell as a literal, with the ``hints`` that explain each plausible wrong
+  answer.  Answers with parts (a dict, a tuple) can be checked part by part with
+  ``check_that`` and predicates such as ``lambda a: digest(("%x", a["%x"])) == "..."``, so each
+  wrong part gets its own explanation;
+* an answer that is code the student writes is checked by its properties (``check_that`` with
+  predicates that compare with literals only, the lab checks of ``gctoy.labs``);
+* an answer that cannot be written down once (a measurement that depends on the build) keeps a
+  visible check that does not reveal it (``check_answered``), and the exact comparison
+  (``check_equal``) goes between nbgrader's ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN
+  TESTS``: ``nbgrader generate_assignment`` leaves it out of the release and ``nbgrader
+  autograde`` puts it back.
+
+The gctoy computation that gives each digested answer stays in the instructor's notebook as a
+hidden test too (``assert digest(...) == "..."``), so nbval notices when gctoy and the digest
+disagree.  :func:`answers_in_sight` is the rule as code; ``tests/book`` applies it to every check
+cell of the release.
 
 ``hints`` maps plausible wrong answers to the misunderstanding each one shows.  Values are
 compared after :func:`normalize`: a list and a tuple of the same items are the same answer, a
@@ -24,6 +39,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -35,6 +51,7 @@ __all__ = [
     "check_equal",
     "check_digest",
     "check_that",
+    "answers_in_sight",
 ]
 
 
@@ -159,6 +176,88 @@ def check_that(name: str, given: Any, tests: Iterable[tuple[Callable[[Any], bool
             raise WrongAnswer(f"{name} = {_describe(given)}: {message} ({type(error).__name__}: {error})") from None
         if not ok:
             raise WrongAnswer(f"{name} = {_describe(given)}: {message}")
+
+
+_CONSTANT_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_LITERAL_MAKERS = ("frozenset", "set", "tuple", "bytes")
+
+
+def _literal(node: ast.expr) -> bool:
+    """A literal, a named constant (``StatepointForm.MIDDLE``), a builtin made of literals (``bytes([0x9C])``)
+    or arithmetic on literals (``0x1234 >> 8``): nothing computed from the program's state."""
+    if isinstance(node, ast.Attribute) and _CONSTANT_NAME.match(node.attr):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _LITERAL_MAKERS:
+        return not node.keywords and all(_literal(a) for a in node.args)
+    if isinstance(node, ast.BinOp):
+        return _literal(node.left) and _literal(node.right)
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return False
+    return True
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _argument(node: ast.Call, position: int, keyword: str) -> ast.expr | None:
+    if len(node.args) > position:
+        return node.args[position]
+    return next((k.value for k in node.keywords if k.arg == keyword), None)
+
+
+def _predicate_problems(predicate: ast.expr) -> list[str]:
+    if not isinstance(predicate, ast.Lambda):
+        return [f"line {predicate.lineno}: a check_that predicate that is not a lambda may hide a computed answer"]
+    problems = []
+    for compare in (n for n in ast.walk(predicate.body) if isinstance(n, ast.Compare)):
+        if not any(_literal(operand) for operand in [compare.left, *compare.comparators]):
+            problems.append(f"line {compare.lineno}: {ast.unparse(compare)} compares with a computed value")
+    return problems
+
+
+def answers_in_sight(source: str) -> list[str]:
+    """What in a check cell's visible source shows the expected answer or computes it ([] when nothing does).
+
+    The rule the book's check cells follow, as the student release shows them (hidden tests removed):
+    no ``check_equal`` (its ``expected`` is in the cell); ``check_digest`` with a literal digest and
+    literal hint keys; ``check_that`` predicates that are lambdas comparing only with literals (or
+    digests); no name ``expected...`` assigned.
+    """
+    problems = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id.startswith("expected"):
+            problems.append(f"line {node.lineno}: {node.id} holds the expected answer")
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node)
+        if name == "check_equal":
+            problems.append(f"line {node.lineno}: check_equal shows its expected value")
+        elif name == "check_digest":
+            expected = _argument(node, 2, "expected_digest")
+            if not (isinstance(expected, ast.Constant) and isinstance(expected.value, str)):
+                problems.append(f"line {node.lineno}: the digest is computed in the cell, not written as a literal")
+        elif name == "check_that":
+            tests = _argument(node, 2, "tests")
+            if not isinstance(tests, (ast.List, ast.Tuple)):
+                problems.append(f"line {node.lineno}: check_that's predicates are not written in the call")
+                continue
+            for test in tests.elts:
+                predicate = test.elts[0] if isinstance(test, ast.Tuple) and test.elts else test
+                problems.extend(_predicate_problems(predicate))
+        hints = _argument(node, 99, "hints") if name in ("check_digest", "check_equal") else None
+        if isinstance(hints, ast.Dict):
+            problems.extend(
+                f"line {key.lineno}: the hint key {ast.unparse(key)} is computed, not a literal wrong answer"
+                for key in hints.keys
+                if key is not None and not _literal(key)
+            )
+        elif hints is not None:
+            problems.append(f"line {node.lineno}: the hints are not written in the call")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:

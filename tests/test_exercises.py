@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gctoy.exercises import WrongAnswer, check_answered, check_digest, check_equal, check_that, digest, normalize
+from gctoy.exercises import (
+    WrongAnswer,
+    answers_in_sight,
+    check_answered,
+    check_digest,
+    check_equal,
+    check_that,
+    digest,
+    normalize,
+)
 
 
 def test_blank_answers_are_refused_with_a_pointer_to_the_answer_cell():
@@ -67,3 +76,36 @@ def test_check_that_reports_the_first_failed_property_and_crashes_as_wrong_answe
 def test_digest_command_prints_the_digest():
     done = subprocess.run([sys.executable, "-m", "gctoy.exercises", "digest", "{1, 3}"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == digest({1, 3})
+
+
+IN_SIGHT = {
+    "check_equal('a', a, 6 * 7, why='w')": "check_equal shows",
+    "check_digest('a', a, digest(6 * 7), why='w')": "digest is computed",
+    "check_digest('a', a, 'c58cbc1e042c3c5c', why='w', hints={right - 1: 'off by one'})": "hint key right - 1",
+    "check_that('a', a, [(lambda a: a['x'] == table['x'], 'x is wrong')])": "compares with a computed value",
+    "check_that('a', a, [(lambda a: set(a) == set(found), 'wrong')])": "compares with a computed value",
+    "check_that('a', a, [(recomputed('%d1'), 'wrong')])": "not a lambda",
+    "check_that('a', a, TESTS)": "not written in the call",
+    "expected_1 = live_set(f)": "expected_1 holds",
+}
+
+
+@pytest.mark.parametrize("source", IN_SIGHT)
+def test_answers_in_sight_finds_a_check_that_computes_its_answer(source):
+    problems = answers_in_sight(source)
+    assert len(problems) == 1 and IN_SIGHT[source] in problems[0], problems
+
+
+def test_answers_in_sight_accepts_digests_literal_hints_and_literal_comparisons():
+    source = """\
+check_answered('answer_3', answer_3, str)
+check_digest('a', set(a), '0f7b16e015bab770', why='w',
+             hints={frozenset({'move'}): 'moving rewrites', bytes([0x9C]): 'no'})
+check_that('a', a, [
+    (lambda a: isinstance(a, dict) and set(a) == {'x', 'y'}, 'two keys'),
+    (lambda a: digest(('x', a['x'])) == 'c58cbc1e042c3c5c', 'x is wrong'),
+    (lambda a: sp_3.form is StatepointForm.MIDDLE and names.join(sp_3.call_args) == '%x', 'the middle form'),
+    (lambda n: n % 4 == 0, 'a multiple of 4'),
+])
+"""
+    assert answers_in_sight(source) == []

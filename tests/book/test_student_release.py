@@ -12,7 +12,8 @@ import sys
 import pytest
 
 from course_notebooks import NOTEBOOKS, ROOT, book, code_cell, markdown_cell, notebook
-from gctoy.course import BEGIN, END, load_chapter, release, solution_regions, strip_solutions
+from gctoy.course import BEGIN, END, HIDDEN_BEGIN, HIDDEN_END, load_chapter, release, solution_regions, strip_solutions
+from gctoy.exercises import answers_in_sight
 from student_run import PROBE, error_of, execute, probed_notebook
 
 CHAPTERS = book()
@@ -49,7 +50,9 @@ def test_release_of_a_small_course(tmp_path):
         code_cell(f"answer_1 = None\n{BEGIN}\nanswer_1 = 42\n{END}",
                   nbgrader={"solution": True, "grade": False, "locked": False, "grade_id": "ex1", "schema_version": 3},
                   gctoy={"exercise": 1, "wrong": ["answer_1 = 41"]}),
-        code_cell("from gctoy.exercises import check_equal\ncheck_equal('answer_1', answer_1, 6 * 7, why='6 times 7')",
+        code_cell("from gctoy.exercises import check_answered, check_equal\n"
+                  f"check_answered('answer_1', answer_1, int)\n{HIDDEN_BEGIN}\n"
+                  f"check_equal('answer_1', answer_1, 6 * 7, why='6 times 7')\n{HIDDEN_END}",
                   nbgrader={"solution": False, "grade": True, "locked": True, "points": 1, "grade_id": "ex1-check",
                             "schema_version": 3}),
     ]
@@ -58,9 +61,11 @@ def test_release_of_a_small_course(tmp_path):
     assert [p.name for p in made] == ["00_Tiny.ipynb"]
     cell = json.loads(made[0].read_text())["cells"][1]
     assert "answer_1 = 42" not in "".join(cell["source"]) and "raise NotImplementedError()" in "".join(cell["source"])
+    check = "".join(json.loads(made[0].read_text())["cells"][2]["source"])
+    assert "check_answered" in check and "6 * 7" not in check and HIDDEN_BEGIN not in check   # hidden test removed
     run = execute(probed_notebook(json.loads(made[0].read_text()), load_chapter(source / "00_Tiny.ipynb")), tmp_path)
     assert error_of(run.cells[2])[0] == "WrongAnswer"   # the blank answer
-    assert error_of(run.cells[3])[0] == "WrongAnswer"   # the wrong answer 41
+    assert error_of(run.cells[3])[0] == "WrongAnswer"   # the wrong answer 41, caught by the hidden test put back
     assert error_of(run.cells[4]) is None               # the solution
 
 
@@ -80,6 +85,20 @@ def test_no_solution_survives_the_release(chapter, released):
     leaked = sorted(line for line in _solution_lines(chapter) if line in sources)
     assert not leaked, f"{chapter.path.name}: solution lines in the student release: {leaked[:5]}"
     assert all(not c.get("outputs") for c in student["cells"] if c["cell_type"] == "code"), "outputs left in"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_no_check_shows_or_computes_its_answer_in_the_release(chapter, released):
+    """A released check cell says why an answer is wrong without the right answer or a computation of it."""
+    student = json.loads((released / chapter.path.name).read_text(encoding="utf-8"))
+    problems = []
+    for cell in student["cells"]:
+        grade = cell.get("metadata", {}).get("nbgrader", {})
+        if grade.get("grade"):
+            source = "".join(cell["source"])
+            assert HIDDEN_BEGIN not in source and HIDDEN_END not in source, f"{grade['grade_id']}: hidden test released"
+            problems.extend(f"{grade['grade_id']} {problem}" for problem in answers_in_sight(source))
+    assert not problems, f"{chapter.path.name}:\n" + "\n".join(problems)
 
 
 @pytest.mark.slow
