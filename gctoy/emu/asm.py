@@ -227,6 +227,16 @@ def _keystone(arch: str, syntax: str) -> keystone.Ks:
     return ks
 
 
+def _rejected(reason: str) -> AssemblerError:
+    """Keystone's refusal as an error; its ``KS_ERR_OK`` (a failure it gives no reason for) is named as such."""
+    if "KS_ERR_OK" in reason:
+        return AssemblerError(
+            "Keystone failed without giving a reason (it reports KS_ERR_OK); it does so when the text asks "
+            "for more bytes than it can build (a huge .zero/.skip/.space count?)"
+        )
+    return AssemblerError(f"keystone rejected the assembly: {reason}")
+
+
 def assemble(
     text: str,
     arch: str = "x86_64",
@@ -240,7 +250,7 @@ def assemble(
     try:
         encoding, _count = ks.asm(hex_literals(text), base)
     except keystone.KsError as err:
-        raise AssemblerError(f"keystone rejected the assembly: {err}") from None
+        raise _rejected(str(err)) from None
     code = bytes(encoding or b"")
     if check:
         check_assembly(text, code, base, arch=arch, syntax=syntax)
@@ -331,7 +341,7 @@ def assemble_untrusted(
     if answer.get("memory"):
         raise _out_of_memory(memory_mb)
     if "error" in answer:
-        raise AssemblerError(f"keystone rejected the assembly: {answer['error']}")
+        raise _rejected(answer["error"])
     code = bytes.fromhex(answer["hex"])
     if check:
         check_assembly(text, code, base, arch=arch, syntax=syntax)

@@ -107,3 +107,12 @@ def test_unbalanced_brackets_are_refused_before_keystone_reads_them_as_something
     with pytest.raises(AssemblerError, match=r"line 2: the brackets of '.*\[rbx\+' do not balance"):
         assemble_untrusted("nop\nmov rax, [rbx+\n")
     check_brackets("mov rax, [rbx + 8]\nlea rdi, [rip + x]\nx: .quad 1\n")   # balanced text passes
+
+
+def test_a_failure_keystone_gives_no_reason_for_is_named_as_such() -> None:
+    # Keystone answers KS_ERR_OK ("OK") when it cannot build a huge fill: say that it gave no reason
+    with pytest.raises(AssemblerError) as caught:
+        assemble_untrusted(".zero 0x10000000", timeout=120)
+    message = str(caught.value)
+    assert "KS_ERR_OK" in message and "rejected the assembly: OK" not in message
+    assert "without giving a reason" in message
