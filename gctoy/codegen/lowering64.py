@@ -86,6 +86,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         self.frame = self.make_frame()
         self.constants = constants
         self.lines: list[str] = []
+        self.spans: list[tuple[int, int, I.Instruction]] = []
         self.records: list[PendingRecord] = []
         self.callees: list[str] = []
         self.block_labels = {id(b): f"{self.label}.bb{i}" for i, b in enumerate(fn.blocks)}
