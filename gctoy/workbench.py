@@ -194,9 +194,24 @@ def _run_problem(error: BaseException, result: IRResult, functions: dict[int, st
     return Problem("run", message, place[0], place[1])
 
 
+#: a replaced block of more (removed x added) line pairs than this is shown as its removed lines, then
+#: its added ones: ndiff's pairing of similar lines costs that many comparisons, and more
+FANCY_PAIRS = 10_000
+
+
+def _ndiff(a: list[str], b: list[str]):
+    """``difflib.ndiff``, without the pairing of similar lines in a big replaced block."""
+    for tag, alo, ahi, blo, bhi in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if tag == "replace" and (ahi - alo) * (bhi - blo) <= FANCY_PAIRS:
+            yield from difflib.ndiff(a[alo:ahi], b[blo:bhi])
+        else:
+            yield from (f"{' ' if tag == 'equal' else '-'} {line}" for line in a[alo:ahi] if tag != "insert")
+            yield from (f"+ {line}" for line in b[blo:bhi] if tag in ("insert", "replace"))
+
+
 def _diff(before: str, after: str) -> tuple[tuple[str, str], ...]:
     out = []
-    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+    for line in _ndiff(before.splitlines(), after.splitlines()):
         tag = line[:1]
         if tag in " +-":
             out.append((tag, line[2:]))

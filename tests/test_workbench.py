@@ -259,3 +259,21 @@ def test_assembly_steps_show_the_stack():
 
     page = asm_html(result, 1)
     assert "<b>stack</b>" in page and "<td>0x9</td>" in page and "<td>0x7</td>" in page
+
+
+def test_a_big_rewrite_is_diffed_as_removed_then_added_lines_and_still_rebuilds_both_texts():
+    # 60 objects live across each later allocation: RS4GC replaces 60 lines by ~1900, one block of the diff
+    k = 60
+    body = [f"  %o{i} = call i8 addrspace(1)* @gc_alloc(i64 1, i64 0)" for i in range(k)]
+    body += [f"  %v{i} = ptrtoint i8 addrspace(1)* %o{i} to i64" for i in range(k)]
+    text = PROGRAM.split("define")[0] + 'define i64 @main() gc "statepoint-example" {\n' + "\n".join(body)
+    text += "\n  ret i64 %v0\n}\n"
+    result = run_ir(text, ("rewrite-statepoints-for-gc",), execute=False)
+    assert result.ok, result.problem
+    before, after = result.stages
+    diff = after.diff
+    assert [line for tag, line in diff if tag != "+"] == before.ir.splitlines()
+    assert [line for tag, line in diff if tag != "-"] == after.ir.splitlines()
+    removed = [n for n, (tag, _) in enumerate(diff) if tag == "-"]
+    added = [n for n, (tag, _) in enumerate(diff) if tag == "+"]
+    assert len(added) > 1000 and max(removed) < min(added)

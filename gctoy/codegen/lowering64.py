@@ -289,7 +289,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
             call = token_statepoint(inst.args[0])
             if call is None:
                 raise CodegenError("gc.relocate whose token is not a statepoint call")
-            sp = Statepoint.of(call)
+            sp = self.decoded(call)
             self.load("rax", self.recorded_slot_value(sp, GCRelocate(inst, sp).derived))
             self.store(inst)
         elif is_result_name(name):

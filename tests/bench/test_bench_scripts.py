@@ -45,3 +45,9 @@ def test_gcinfo_fuzz_bench_compares_mutated_with_valid_input():
     out = _run("bench_gcinfo_fuzz.py", "--blobs", "200", "--repeat", "1")
     for name in ("whole-method blobs", "EBP-less pointer tables"):
         assert f"{name}: mutated input is" in out
+
+
+def test_workbench_bench_times_runs_next_to_gctoy_run():
+    out = _run("bench_workbench.py", "--sizes", "12,25", "--repeat", "1")
+    assert "workbench Run (s)" in out and "gctoy run --stress (s)" in out and "IR after" in out
+    assert "growth from" in out and "the IR after the passes" in out and "target: one Run" in out
