@@ -11,8 +11,9 @@ Two modes, both computed here without Jupyter (``gctoy.widgets.workbench`` only 
   reading of them, and single-step the code on Unicorn, recording the registers after each step.
 
 Nothing here raises for bad input: every result carries at most one :class:`Problem` (the stage,
-a message and, where one is known, the line and column in the reader's text), and the panes
-computed before the problem are kept.
+a message and, where one is known, the line and column in the reader's text: for a run that stops,
+those of the IR instruction the guest was executing, see :mod:`gctoy.workbench_source`), and the
+panes computed before the problem are kept.
 """
 
 from __future__ import annotations
