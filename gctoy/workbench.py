@@ -11,8 +11,9 @@ Two modes, both computed here without Jupyter (``gctoy.widgets.workbench`` only 
   reading of them, and single-step the code on Unicorn, recording the registers after each step.
 
 Nothing here raises for bad input: every result carries at most one :class:`Problem` (the stage,
-a message and, where one is known, the line and column in the reader's text), and the panes
-computed before the problem are kept.
+a message and, where one is known, the line and column in the reader's text: for a run that stops,
+those of the IR instruction the guest was executing, see :mod:`gctoy.workbench_source`), and the
+panes computed before the problem are kept.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gctoy.errors import GCToyError, IRParseError
+from gctoy.workbench_source import locate, run_place, statement_places
 
 __all__ = [
     "PIPELINE_STEPS",
@@ -92,6 +94,7 @@ class CodeLine:
     record: int | None = None  # the stack-map record whose call this is
     source_line: int | None = None  # assembly mode: the reader's line
     source: str = ""  # IR mode: the line of gctoy's assembly text that Keystone made these bytes from
+    ir_loc: tuple[int, int] | None = None  # IR mode: (line, column) of the IR instruction lowered to it
 
 
 @dataclass(frozen=True)
@@ -162,23 +165,6 @@ class AsmResult:
 
 # ----------------------------------------------------------------------------- helpers
 
-_NAME = re.compile(r"([%@][-\w.$]+)")
-
-
-def _locate(message: str, source: str) -> int | None:
-    """The line of ``source`` that defines (or else first mentions) a name the message names."""
-    lines = source.splitlines()
-    for name in _NAME.findall(message):
-        pattern = re.compile(rf"^\s*{re.escape(name)}\s*=|\bdefine\b.*{re.escape(name)}\(")
-        for number, text in enumerate(lines, start=1):
-            if pattern.search(text):
-                return number
-        for number, text in enumerate(lines, start=1):
-            if re.search(rf"{re.escape(name)}(?![-\w.$])", text):
-                return number
-    return None
-
-
 _AT = re.compile(r"^(?:[^:\s]+):(\d+):(\d+):\s*(?:error:\s*)?")
 
 
@@ -191,12 +177,42 @@ def _problem(stage: str, error: BaseException, source: str) -> Problem:
     at = _AT.match(message)
     if at:
         return Problem(stage, message[at.end() :], int(at.group(1)), int(at.group(2)))
-    return Problem(stage, message, _locate(message, source))
+    return Problem(stage, message, locate(message, source))
+
+
+def _run_problem(error: BaseException, result: IRResult, functions: dict[int, str], source: str) -> Problem:
+    """A run that stopped, at the reader's line of the instruction the guest was executing (for a spent
+    budget, where the run was stopped); a message without such a place is located as any other."""
+    code = [(line.address, len(line.data), line.ir_loc) for line in result.code]
+    place = run_place(error, code, functions, source)
+    if place is None:
+        return _problem("run", error, source)
+    message = str(error) or type(error).__name__
+    if not isinstance(error, GCToyError):
+        message = f"{type(error).__name__}: {message}"
+    if getattr(error, "kind", None) in ("instructions", "seconds"):  # gctoy.emu.budget.BudgetExceeded
+        message = f"the run was stopped here (the instruction executing when the budget ran out): {message}"
+    return Problem("run", message, place[0], place[1])
+
+
+#: a replaced block of more (removed x added) line pairs than this is shown as its removed lines, then
+#: its added ones: ndiff's pairing of similar lines costs that many comparisons, and more
+FANCY_PAIRS = 10_000
+
+
+def _ndiff(a: list[str], b: list[str]):
+    """``difflib.ndiff``, without the pairing of similar lines in a big replaced block."""
+    for tag, alo, ahi, blo, bhi in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if tag == "replace" and (ahi - alo) * (bhi - blo) <= FANCY_PAIRS:
+            yield from difflib.ndiff(a[alo:ahi], b[blo:bhi])
+        else:
+            yield from (f"{' ' if tag == 'equal' else '-'} {line}" for line in a[alo:ahi] if tag != "insert")
+            yield from (f"+ {line}" for line in b[blo:bhi] if tag in ("insert", "replace"))
 
 
 def _diff(before: str, after: str) -> tuple[tuple[str, str], ...]:
     out = []
-    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+    for line in _ndiff(before.splitlines(), after.splitlines()):
         tag = line[:1]
         if tag in " +-":
             out.append((tag, line[2:]))
@@ -292,7 +308,8 @@ def _lower_x86_64(
             )
     _link_code(result, compiled, "x86_64", sites, "record")
     if execute:
-        _execute_x86_64(module, result, source, stress, max_instructions, max_seconds)
+        functions = {f.address: f.name for f in compiled.functions}
+        _execute_x86_64(module, result, source, functions, stress, max_instructions, max_seconds)
 
 
 def _link_code(result: IRResult, compiled, arch: str, sites, what: str) -> None:
@@ -303,12 +320,9 @@ def _link_code(result: IRResult, compiled, arch: str, sites, what: str) -> None:
     labels = {address: name for name, address in image.symbols.items()}
     listing = _disassemble(image.code, base, arch)
     by_end = {address + len(data): address for address, data, _ in listing}
-    from gctoy.emu.source import split_source
-
-    # gctoy's own assembly text, line by line beside Keystone's bytes and Capstone's reading of them
-    # (one instruction statement per decoded instruction; left out if the two ever disagree in count)
-    statements = [line.text for line in split_source(compiled.asm_text) if line.kind == "insn"]
-    sources = statements if len(statements) == len(listing) else [""] * len(listing)
+    # gctoy's own assembly text, line by line beside Keystone's bytes and Capstone's reading of them,
+    # and the place in the reader's IR each line was lowered from
+    sources = statement_places(compiled, len(listing))
     calls: dict[int, int] = {}
     for index, (function, ra, summary, locations) in enumerate(sites):
         call = by_end.get(ra)
@@ -316,13 +330,19 @@ def _link_code(result: IRResult, compiled, arch: str, sites, what: str) -> None:
             calls[call] = index
         result.records.append(RecordLink(index, function, ra, call, f"{what} {index}: {summary}", locations))
     result.code = [
-        CodeLine(address, data, text, labels.get(address, ""), calls.get(address), source=source)
-        for (address, data, text), source in zip(listing, sources)
+        CodeLine(address, data, text, labels.get(address, ""), calls.get(address), source=source, ir_loc=place)
+        for (address, data, text), (source, place) in zip(listing, sources)
     ]
 
 
 def _execute_x86_64(
-    module, result: IRResult, source: str, stress: bool, max_instructions: int, max_seconds: float
+    module,
+    result: IRResult,
+    source: str,
+    functions: dict[int, str],
+    stress: bool,
+    max_instructions: int,
+    max_seconds: float,
 ) -> None:
     from gctoy.runtime.run import run_module
     from gctoy.runtime.trace import record_trace
@@ -352,7 +372,7 @@ def _execute_x86_64(
         outcome.printed, outcome.result = list(done.printed), done.result
         outcome.collections, outcome.stats = done.stats.collections, done.stats.summary()
     except Exception as error:  # noqa: BLE001
-        result.problem = _problem("run", error, source)
+        result.problem = _run_problem(error, result, functions, source)
 
 
 def _lower_x86_32(
@@ -391,7 +411,7 @@ def _lower_x86_32(
         outcome.printed, outcome.result = list(done.printed), done.result
         outcome.collections, outcome.stats = done.stats.collections, done.stats.summary()
     except Exception as error:  # noqa: BLE001
-        result.problem = _problem("run", error, source)
+        result.problem = _run_problem(error, result, {f.address: f.name for f in compiled.functions}, source)
 
 
 # ----------------------------------------------------------------------------- assembly mode

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gctoy.workbench import PIPELINE_STEPS, run_assembly, run_ir
+from gctoy.workbench import PIPELINE_STEPS, TARGETS, run_assembly, run_ir
 
 PROGRAM = """\
 declare i8 addrspace(1)* @gc_alloc(i64, i64)
@@ -98,7 +98,7 @@ define i64 @main() {
   %v = load i64, i64* %p
   ret i64 %v
 }
-""", "run", None),
+""", "run", 3),
     "infinite loop": ("""\
 define i64 @main() {
 entry:
@@ -106,10 +106,10 @@ entry:
 loop:
   br label %loop
 }
-""", "run", None),
+""", "run", 5),
     "statepoint on x86-32": (PROGRAM, "x86-32 lowering", None),
     "empty text": ("", "run", None),
-    "division by zero in the guest": ("define i64 @main() {\n  %q = udiv i64 1, 0\n  ret i64 %q\n}\n", "run", None),
+    "division by zero in the guest": ("define i64 @main() {\n  %q = udiv i64 1, 0\n  ret i64 %q\n}\n", "run", 2),
 }
 
 
@@ -126,6 +126,95 @@ def test_bad_ir_gives_one_message_at_its_line(name):
         assert result.problem.line == line, result.problem
 
 
+#: the bad programs that stop while they run: the (line, column) of the IR instruction the guest was in
+RUN_STOPS = {"guest fault": (3, 8), "infinite loop": (5, 3), "division by zero in the guest": (2, 8)}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(RUN_STOPS))
+def test_a_run_that_stops_is_reported_at_the_instruction_it_stopped_in(name, target):
+    result = run_ir(BAD_IR[name][0], (), target=target, max_instructions=200_000, max_seconds=5)
+    problem = result.problem
+    assert problem is not None and problem.stage == "run", problem
+    assert (problem.line, problem.column) == RUN_STOPS[name], problem
+    assert ("the run was stopped here" in problem.message) == (name == "infinite loop"), problem
+    # the machine instruction the run stopped in was lowered from that line
+    assert any(line.ir_loc == RUN_STOPS[name] for line in result.code)
+
+
+FAULT_IN_A_CALLEE = """\
+declare void @print_i64(i64)
+
+define i64 @deref(i64* %p) {
+  %v = load i64, i64* %p
+  ret i64 %v
+}
+
+define i64 @main() {
+  %p = inttoptr i64 16 to i64*
+  call void @print_i64(i64 1)
+  %v = call i64 @deref(i64* %p)
+  ret i64 %v
+}
+"""
+
+FAULT_AFTER_A_COLLECTION = """\
+declare i8 addrspace(1)* @gc_alloc(i64, i64)
+declare void @gc_collect()
+
+define i64 @main() gc "statepoint-example" {
+  %a = call i8 addrspace(1)* @gc_alloc(i64 2, i64 0)
+  call void @gc_collect()
+  %p = inttoptr i64 16 to i64*
+  %v = load i64, i64* %p
+  %q = ptrtoint i8 addrspace(1)* %a to i64
+  %s = add i64 %q, %v
+  ret i64 %s
+}
+"""
+
+ENDLESS_RECURSION = """\
+define i64 @down(i64 %n) {
+  %m = add i64 %n, 1
+  %r = call i64 @down(i64 %m)
+  %s = add i64 %r, %n
+  ret i64 %s
+}
+
+define i64 @main() {
+  %r = call i64 @down(i64 0)
+  ret i64 %r
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_fault_in_a_callee_is_at_the_callees_line(target):
+    result = run_ir(FAULT_IN_A_CALLEE, (), target=target)
+    assert (result.problem.stage, result.problem.line, result.problem.column) == ("run", 4, 8), result.problem
+    assert "@deref" in result.problem.message
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_fault_after_statepoints_and_a_collection_is_at_its_line(target):
+    if target == "x86-64":  # a program with records runs for the stepper's trace first, then again for the message
+        result = run_ir(FAULT_AFTER_A_COLLECTION, ("rewrite-statepoints-for-gc", "verify-safepoints"))
+        assert result.run.trace is None and result.records
+    else:
+        result = run_ir(FAULT_AFTER_A_COLLECTION.replace("statepoint-example", "coreclr"), (), target=target)
+    assert (result.problem.stage, result.problem.line, result.problem.column) == ("run", 8, 8), result.problem
+
+
+def test_a_stop_in_code_of_no_instruction_is_at_the_functions_define_line():
+    # x86-32: the stack overflows in @down's prolog, which copies its argument before any instruction's code
+    result = run_ir(ENDLESS_RECURSION, (), target="x86-32")
+    assert "stack overflow" in result.problem.message
+    assert (result.problem.line, result.problem.column) == (1, None), result.problem
+    # x86-64: in the call that pushes one return address too many
+    result = run_ir(ENDLESS_RECURSION, ())
+    assert (result.problem.line, result.problem.column) == (3, 8), result.problem
+
+
 BAD_ASM = {
     "file-system directive": ('.incbin "/etc/hostname"\n', "assemble", 1, "not allowed"),
     "include": ('nop\n.include "/etc/passwd"\n', "assemble", 2, "not allowed"),
@@ -133,8 +222,8 @@ BAD_ASM = {
     "bad operand": ("mov rax, 1\nmov rax, [rbx+\nret\n", "assemble", 2, "brackets"),
     "fault": ("mov rax, [0]\nret\n", "run", 1, "unmapped"),
     "nothing": ("# only a comment\n", "assemble", None, "no bytes"),
-    "huge fill": (".skip 0x7fffffff\n", "assemble", None, ""),
-    "undefined label": ("jmp nowhere\n", "assemble", None, ""),
+    "huge fill": (".skip 0x7fffffff\n", "assemble", None, "memory limit"),
+    "undefined label": ("jmp nowhere\n", "assemble", 1, "symbol"),
     "unknown arch": ("nop\n", "assemble", None, "architecture"),
 }
 
@@ -170,3 +259,21 @@ def test_assembly_steps_show_the_stack():
 
     page = asm_html(result, 1)
     assert "<b>stack</b>" in page and "<td>0x9</td>" in page and "<td>0x7</td>" in page
+
+
+def test_a_big_rewrite_is_diffed_as_removed_then_added_lines_and_still_rebuilds_both_texts():
+    # 60 objects live across each later allocation: RS4GC replaces 60 lines by ~1900, one block of the diff
+    k = 60
+    body = [f"  %o{i} = call i8 addrspace(1)* @gc_alloc(i64 1, i64 0)" for i in range(k)]
+    body += [f"  %v{i} = ptrtoint i8 addrspace(1)* %o{i} to i64" for i in range(k)]
+    text = PROGRAM.split("define")[0] + 'define i64 @main() gc "statepoint-example" {\n' + "\n".join(body)
+    text += "\n  ret i64 %v0\n}\n"
+    result = run_ir(text, ("rewrite-statepoints-for-gc",), execute=False)
+    assert result.ok, result.problem
+    before, after = result.stages
+    diff = after.diff
+    assert [line for tag, line in diff if tag != "+"] == before.ir.splitlines()
+    assert [line for tag, line in diff if tag != "-"] == after.ir.splitlines()
+    removed = [n for n, (tag, _) in enumerate(diff) if tag == "-"]
+    added = [n for n, (tag, _) in enumerate(diff) if tag == "+"]
+    assert len(added) > 1000 and max(removed) < min(added)

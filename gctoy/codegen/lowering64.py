@@ -86,6 +86,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
         self.frame = self.make_frame()
         self.constants = constants
         self.lines: list[str] = []
+        self.spans: list[tuple[int, int, I.Instruction]] = []
         self.records: list[PendingRecord] = []
         self.callees: list[str] = []
         self.block_labels = {id(b): f"{self.label}.bb{i}" for i, b in enumerate(fn.blocks)}
@@ -288,7 +289,7 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
             call = token_statepoint(inst.args[0])
             if call is None:
                 raise CodegenError("gc.relocate whose token is not a statepoint call")
-            sp = Statepoint.of(call)
+            sp = self.decoded(call)
             self.load("rax", self.recorded_slot_value(sp, GCRelocate(inst, sp).derived))
             self.store(inst)
         elif is_result_name(name):

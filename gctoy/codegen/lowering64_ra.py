@@ -430,7 +430,7 @@ class RegisterLowering(FunctionLowering):
         call = token_statepoint(inst.args[0])
         if call is None:
             raise CodegenError("gc.relocate whose token is not a statepoint call")
-        sp = Statepoint.of(call)
+        sp = self.decoded(call)
         dst = self.place(inst)
         if dst is not None:
             self.move(dst, self.source(self.recorded_slot_value(sp, GCRelocate(inst, sp).derived)))

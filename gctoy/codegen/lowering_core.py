@@ -96,6 +96,8 @@ class LoweringCore(Generic[R]):
     #: the function's assembler label; internal labels are ``<label>.bb0`` ...
     label: str
     lines: list[str]
+    #: (first line, end line, IR instruction): the lines of ``lines`` each IR instruction's code fills
+    spans: list[tuple[int, int, I.Instruction]]
     callees: list[str]
     block_labels: dict[int, str]
     _n: int = 0
@@ -109,6 +111,15 @@ class LoweringCore(Generic[R]):
     def define_label(self, name: str) -> None:
         """A label at this point of the text."""
         self.lines.append(f"{name}:")
+
+    def line_sources(self) -> list[tuple[int, int] | None]:
+        """For each line of ``lines``, the (line, column) in the IR text of the instruction whose code it
+        is (the innermost, if one instruction's code lowers another); None where none is known."""
+        out: list[tuple[int, int] | None] = [None] * len(self.lines)
+        for start, end, inst in sorted(self.spans, key=lambda span: span[0] - span[1]):
+            if inst.loc is not None:
+                out[start:end] = [inst.loc] * (end - start)
+        return out
 
     def fresh(self, hint: str) -> str:
         """A new internal label ``<label>.<hint><n>``."""
@@ -260,12 +271,14 @@ class LoweringCore(Generic[R]):
         method = self.method_for(inst)
         if method is None:
             raise self.unsupported(f"instruction '{inst.opcode}'")
+        start = len(self.lines)
         self.before_instruction(inst)
         try:
             method(inst)
         except CodegenError as e:
             raise located(e, inst) from None
         self.after_instruction(inst)
+        self.spans.append((start, len(self.lines), inst))
 
     def lower_blocks(self) -> None:
         """Every block: its label, its phis' values, its instructions (the phi copies before the terminator)."""

@@ -99,7 +99,7 @@ def value_key(v: Value, memo: dict | None = None) -> tuple:
     if isinstance(v, I.Call) and is_relocate_name(v.callee_name):
         call = token_statepoint(v.args[0]) if v.args else None
         if call is not None:
-            reloc = GCRelocate(v, Statepoint.of(call))
+            reloc = GCRelocate(v, statepoint_of(call, memo))
             derived = value_key(reloc.derived, memo)
             if derived[0] == "const":
                 key = derived
@@ -111,6 +111,15 @@ def value_key(v: Value, memo: dict | None = None) -> tuple:
         key = ("const", str(v.type), 0)
     memo[id(v)] = key
     return key
+
+
+def statepoint_of(call: I.CallBase, memo: dict) -> Statepoint:
+    """``Statepoint.of(call)``, decoded once per ``memo`` (a statepoint's n relocates would otherwise
+    decode its n values n times each)."""
+    sp = memo.get(f"statepoint {id(call)}")
+    if sp is None:
+        sp = memo[f"statepoint {id(call)}"] = Statepoint.of(call)
+    return sp
 
 
 def _interned(key: tuple, memo: dict) -> tuple:
@@ -143,6 +152,12 @@ class StackMapRecords:
                     pairs.setdefault(value_key(v, self._keys), (v, v))
             self._pairs[id(sp.call)] = pairs
         return pairs
+
+    def decoded(self, call: I.CallBase) -> Statepoint:
+        """The statepoint ``call`` makes, decoded once for the function (see `statepoint_of`)."""
+        if not hasattr(self, "_pairs"):
+            self._keys, self._pairs = {}, {}
+        return statepoint_of(call, self._keys)
 
     def gc_pairs(self, sp: Statepoint) -> list[tuple[Value, Value]]:
         """The (base, derived) pairs the record lists: one per distinct relocated value, then the GC
@@ -229,7 +244,7 @@ class StackMapRecords:
         raise CodegenError(f"cannot record {v!r} in a stack map")
 
 
-__all__ = ["DWARF_RSP", "StackMapRecords", "int_constant", "strip_casts", "value_key"]
+__all__ = ["DWARF_RSP", "StackMapRecords", "int_constant", "statepoint_of", "strip_casts", "value_key"]
 
 
 @dataclass

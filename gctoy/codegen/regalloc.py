@@ -71,7 +71,7 @@ from .dag_values import fold_cast
 from .floats import argument_registers
 from .frame import has_slot
 from .patchpoints import is_stackmap_intrinsic
-from .records import value_key
+from .records import statepoint_of, value_key
 
 Segment = tuple[int, int]
 
@@ -193,7 +193,11 @@ class _Intervals:
         return isinstance(v, (Argument, I.Instruction)) and has_slot(v)
 
     def _statepoint_links(self) -> None:
-        """Relocates read their statepoint's recorded values; a gc.result is written by its statepoint."""
+        """Relocates read their statepoint's recorded values; a gc.result is written by its statepoint.
+
+        Each statepoint is decoded once and its recorded values grouped by key once: a statepoint
+        with n relocates of n values costs n, not n * n."""
+        recorded_by_key: dict[int, dict[tuple, list[Value]]] = {}
         for block in self.fn.blocks:
             for inst in block.instructions:
                 if not (
@@ -204,7 +208,7 @@ class _Intervals:
                 call = token_statepoint(inst.args[0]) if inst.args else None
                 if call is None:
                     continue
-                sp = Statepoint.of(call)
+                sp = statepoint_of(call, self.keys)
                 if is_result_name(inst.callee_name):
                     if call.parent is block and isinstance(call, I.Call):
                         self.result_of[id(call)] = inst
@@ -213,7 +217,13 @@ class _Intervals:
                     continue
                 # the record names one of the values with the derived pointer's key (records.py)
                 key = value_key(GCRelocate(inst, sp).derived, self.keys)
-                recorded = [v for v in sp.gc_args + sp.deopt_args if self.tracked(v) and value_key(v, self.keys) == key]
+                by_key = recorded_by_key.get(id(call))
+                if by_key is None:
+                    by_key = recorded_by_key[id(call)] = {}
+                    for v in sp.gc_args + sp.deopt_args:
+                        if self.tracked(v):
+                            by_key.setdefault(value_key(v, self.keys), []).append(v)
+                recorded = list(by_key.get(key, ()))
                 if call.parent is block:
                     self.late_reads.setdefault(id(block), []).append((2 * self.index[id(inst)], recorded))
                 else:
@@ -329,8 +339,8 @@ class _Occupancy:
             self.ends.insert(k, end)
 
 
-def _hints(v: Value, alloc: Allocation, fn: Function) -> list[str]:
-    """Registers that would save a move: see the module docstring."""
+def _hints(v: Value, alloc: Allocation, fn: Function, keys: dict) -> list[str]:
+    """Registers that would save a move: see the module docstring (``keys``: the value_key memo)."""
     out: list[str] = []
     if isinstance(v, Argument):
         where = argument_registers(list(fn.args))[fn.args.index(v)]
@@ -346,7 +356,7 @@ def _hints(v: Value, alloc: Allocation, fn: Function) -> list[str]:
     elif isinstance(v, I.Call) and is_relocate_name(v.callee_name):
         call = token_statepoint(v.args[0])
         if call is not None:
-            r = alloc.register(GCRelocate(v, Statepoint.of(call)).derived)
+            r = alloc.register(GCRelocate(v, statepoint_of(call, keys)).derived)
             if r:
                 out.append(r)
     return out
@@ -404,7 +414,7 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
     slots: list[_Occupancy] = []
 
     def spill(v: Value, segs: list[Segment]) -> None:
-        hints = [k for k in _slot_hints(v, alloc) if k is not None]
+        hints = [k for k in _slot_hints(v, alloc, intervals.keys) if k is not None]
         for k in hints:
             if slots[k].free_for(segs):
                 break
@@ -426,7 +436,7 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
         allowed = target.callee_saved if crossing else target.allocatable
         used = set(alloc.registers.values())
         later = [r for r in target.callee_saved if r not in used]
-        candidates = _hints(v, alloc, fn) + [r for r in allowed if r not in later] + later
+        candidates = _hints(v, alloc, fn, intervals.keys) + [r for r in allowed if r not in later] + later
         for r in dict.fromkeys(candidates):
             if r in allowed and busy[r].free_for(segs):
                 busy[r].take(segs)
@@ -437,14 +447,14 @@ def allocate(fn: Function, target: TargetRegisters = X86_64, gc_registers: int =
     return alloc
 
 
-def _slot_hints(v: Value, alloc: Allocation) -> list[int | None]:
+def _slot_hints(v: Value, alloc: Allocation, keys: dict) -> list[int | None]:
     """Spill slots that would save a move: a relocate's recorded value's, a phi's incoming values'."""
     if isinstance(v, I.Phi):
         return [alloc.spill(x) for x, _ in v.incoming]
     if isinstance(v, I.Call) and is_relocate_name(v.callee_name):
         call = token_statepoint(v.args[0])
         if call is not None:
-            return [alloc.spill(GCRelocate(v, Statepoint.of(call)).derived)]
+            return [alloc.spill(GCRelocate(v, statepoint_of(call, keys)).derived)]
     return []
 
 

@@ -132,6 +132,9 @@ class CompiledModule32:
     natives: tuple[str, ...]
     image: Image
     module: Module | None = field(default=None, compare=False)
+    #: for each line of ``asm_text``, the (line, column) in the IR text of the instruction it was
+    #: lowered from; None for labels, prologs, epilogs and code of instructions with no known place
+    line_sources: tuple[tuple[int, int] | None, ...] = field(default=(), compare=False)
 
     def function(self, name: str) -> CompiledFunction32:
         """The lowered function of that name."""
@@ -186,6 +189,7 @@ class _Lowering32(Arithmetic32):
         #: home registers an instruction's code is using as temporaries (parked in their spill dwords)
         self.borrowed: list[str] = []
         self.lines: list[str] = []
+        self.spans: list[tuple[int, int, I.Instruction]] = []
         #: the body's lines (between the prolog and the epilog), once lowered
         self.body: list[str] = []
         self.pushed = 0
@@ -304,7 +308,9 @@ class _Lowering32(Arithmetic32):
         self.lower_blocks()
         self.define_label(f"{self.label}.epilog")
         self.body = self.lines
-        self.lines = self.prolog() + self.body + self.epilog() + [f"{self.label}.end:"]
+        prolog = self.prolog()
+        self.spans = [(start + len(prolog), end + len(prolog), inst) for start, end, inst in self.spans]
+        self.lines = prolog + self.body + self.epilog() + [f"{self.label}.end:"]
         return self.lines
 
     def prolog(self) -> list[str]:
@@ -523,11 +529,13 @@ def compile_module32(
             raise CodegenError(f"@{fn.name} is the name of a runtime helper of the x86-32 code generator")
     lowered: list[_Lowering32] = []
     text: list[str] = []
+    sources: list[tuple[int, int] | None] = []
     for fn in module.functions:
         if fn.is_declaration:
             continue
         lowering = lower_function(fn, frame, interruptible, gc_registers)
         text += lowering.lines
+        sources += lowering.line_sources()
         lowered.append(lowering)
     defined = {lowering.name for lowering in lowered}
     natives: list[str] = []
@@ -554,4 +562,4 @@ def compile_module32(
         )
         for lw in lowered
     )
-    return CompiledModule32(asm_text, text_of_data, functions, tuple(natives), image, module)
+    return CompiledModule32(asm_text, text_of_data, functions, tuple(natives), image, module, tuple(sources))

@@ -24,7 +24,7 @@ This module assembles the text and builds the stack map.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..emu import Image
 from ..ir.module import Module
@@ -75,6 +75,9 @@ class CompiledModule:
     functions: tuple[CompiledFunction, ...]
     natives: tuple[str, ...]
     image: Image
+    #: for each line of ``asm_text``, the (line, column) in the IR text of the instruction it was
+    #: lowered from; None for labels, prologues and code of instructions with no known place
+    line_sources: tuple[tuple[int, int] | None, ...] = field(default=(), compare=False)
 
 
 # --------------------------------------------------------------------------- module
@@ -90,6 +93,7 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
     constants: list[int] = []
     lowered: list[FunctionLowering] = []
     text: list[str] = []
+    sources: list[tuple[int, int] | None] = []
     tls = tls_offsets(module)
     patch_bytes = 0
     for fn in module.functions:
@@ -100,6 +104,7 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
         else:
             lowering = FunctionLowering(fn, constants, tls)
         text += lowering.lower()
+        sources += lowering.line_sources()
         lowered.append(lowering)
         patch_bytes += lowering.patch_bytes
         if patch_bytes > MAX_CODE_BYTES:
@@ -137,7 +142,7 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
     stackmap = StackMap(3, tuple(functions), tuple(constants), tuple(records))
     if records:
         image = image.with_sections(**{STACKMAP_SECTION: emit(stackmap)})
-    return CompiledModule(asm_text, text_of_data, stackmap, tuple(compiled), tuple(natives), image)
+    return CompiledModule(asm_text, text_of_data, stackmap, tuple(compiled), tuple(natives), image, tuple(sources))
 
 
 def compile(module: Module, regalloc: bool = True, gc_registers: int = 0) -> Image:  # noqa: A001 - public name

@@ -302,7 +302,11 @@ def load_compiled(module, regalloc: bool = True, gc_registers: int = 0) -> Loade
     ``gc_registers``: gc-live values per statepoint kept in registers, see compile_module)."""
     from ..codegen import compile_module
 
-    compiled = compile_module(module, regalloc=regalloc, gc_registers=gc_registers)
+    return loaded_object(compile_module(module, regalloc=regalloc, gc_registers=gc_registers))
+
+
+def loaded_object(compiled) -> LoadedObject:
+    """A module compiled by gctoy's x86-64 code generator (``compile_module``), ready for the runtime."""
     return LoadedObject(
         image=compiled.image,
         stackmap=compiled.stackmap if compiled.stackmap.records else None,

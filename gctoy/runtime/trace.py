@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from gctoy.emu.budget import DEFAULT_MAX_SECONDS
 from gctoy.emu.image import RETURN_TRAP
-from gctoy.runtime.run import GCMode, Runtime, load_compiled
+from gctoy.runtime.run import GCMode, Runtime, loaded_object
 from gctoy.runtime.stackwalk import frame_slots, walk
 from gctoy.runtime.trace_code import CALL_MNEMONICS, TraceCode
 from gctoy.runtime.trace_recorder import Recorder, cheney_forwarding, collection_view
@@ -351,7 +351,7 @@ def record_trace(
 
     module = prepare_module(program, rs4gc)
     compiled = compile_module(module)
-    loaded = load_compiled(module)
+    loaded = loaded_object(compiled)
     if loaded.stackmap is None:
         raise TraceError("the program has no statepoints, so there is nothing for the collector to see")
     with Runtime(loaded, gc=gc, stress=stress, verify=verify, semispace_size=semispace_size) as runtime:

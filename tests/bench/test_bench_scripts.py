@@ -54,3 +54,9 @@ def test_many_statepoints_bench_compares_with_llc_and_fits_the_growth(llvm14):
     assert len(verdicts) == 4, out  # the ratio and the fitted growth, for gctoy llc and gctoy run
     assert sum("fitted over 20..80" in line for line in verdicts) == 2, out
     assert "llc -O2 itself grows" in out
+
+
+def test_workbench_bench_times_runs_next_to_gctoy_run():
+    out = _run("bench_workbench.py", "--sizes", "12,25", "--repeat", "1")
+    assert "workbench Run (s)" in out and "gctoy run --stress (s)" in out and "IR after" in out
+    assert "growth from" in out and "the IR after the passes" in out and "target: one Run" in out

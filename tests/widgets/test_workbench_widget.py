@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import re
 
+import pytest
+
 from gctoy.widgets.workbench import Workbench
-from test_workbench import BAD_ASM, BAD_IR, PROGRAM
+from test_workbench import BAD_ASM, BAD_IR, PROGRAM, RUN_STOPS
 
 
 def test_typing_and_running_fills_every_pane():
@@ -33,17 +36,30 @@ def test_typing_and_running_fills_every_pane():
     assert (bench.record, "index", bench.code_pane, "selected_index") in linked
 
 
-def test_bad_input_shows_a_message_in_the_widget_and_the_kernel_survives():
-    bench = Workbench("", run=False)
-    for name, (text, stage, line, *_rest) in {**BAD_IR, **{k: v for k, v in BAD_ASM.items() if k != "unknown arch"}}.items():
-        bench.mode.value = "assembly" if name in BAD_ASM else "IR"
-        bench.target.value = "x86-32" if name == "statepoint on x86-32" else "x86-64"
-        bench.editor.value = text
-        bench.run_button.click()
-        assert 'class="problem"' in bench.problem.value, name
-        assert f"<b>{stage}</b>" in bench.problem.value, (name, bench.problem.value)
-        if line is not None:
-            assert f"line {line}:" in bench.problem.value, (name, bench.problem.value)
+#: the 20 bad inputs typed into one workbench: a message in the widget each time, and the kernel survives
+BAD_INPUTS = {**BAD_IR, **{k: v for k, v in BAD_ASM.items() if k != "unknown arch"}}
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return Workbench("", run=False)
+
+
+@pytest.mark.parametrize("name", list(BAD_INPUTS))
+def test_bad_input_shows_a_message_in_the_widget_and_the_kernel_survives(bench, name):
+    text, stage, line, *_rest = BAD_INPUTS[name]
+    bench.mode.value = "assembly" if name in BAD_ASM else "IR"
+    bench.target.value = "x86-32" if name == "statepoint on x86-32" else "x86-64"
+    bench.editor.value = text
+    bench.run_button.click()
+    shown = bench.problem.value
+    assert 'class="problem"' in shown, name
+    assert f"<b>{stage}</b>" in shown, shown
+    if line is not None:
+        assert f"line {line}: {html.escape(text.splitlines()[line - 1], quote=True)}" in shown, shown
+    if name in RUN_STOPS:  # a run that stopped: the caret under the instruction's column
+        _, column = RUN_STOPS[name]
+        assert "\n" + " " * (len(f"line {line}: ") + column - 1) + "^" in shown, shown
 
 
 def test_assembly_mode_steps_through_registers():
