@@ -42,14 +42,19 @@ def test_solution_passes():
     assert "LLVM 14" in line  # its live sets where opt 14 is installed; a line saying it is not otherwise
 
 
-def test_phi_uses_at_the_top_of_the_block_fail_and_say_why():
-    """The bug: a phi's inputs counted as uses in the phi's block, so they are live on every incoming path."""
+def _phi_bug() -> str:
+    """The lab's solution with a phi's inputs counted as uses in the phi's own block."""
     wrong = _replace(
         _lab_source(),
         "            if not isinstance(inst, I.Phi):\n                live.update(",
         "            if True:\n                live.update(",
     )
-    wrong = _replace(wrong, "if pred is block and tracked(v)", "if False")
+    return _replace(wrong, "if pred is block and tracked(v)", "if False")
+
+
+def test_phi_uses_at_the_top_of_the_block_fail_and_say_why():
+    """The bug: a phi's inputs counted as uses in the phi's block, so they are live on every incoming path."""
+    wrong = _phi_bug()
     with pytest.raises(LabFailure) as failure:
         liveness.check(_function(wrong))
     message = str(failure.value)
@@ -89,12 +94,7 @@ def test_no_fixed_point_fails_under_gc_stress_and_says_why():
 
 def test_phi_uses_at_the_top_of_the_block_fail_under_gc_stress_and_say_why():
     """The phi bug plugged into RS4GC: a statepoint relocates a value not yet defined (undef after mem2reg)."""
-    wrong = _replace(
-        _lab_source(),
-        "            if not isinstance(inst, I.Phi):\n                live.update(",
-        "            if True:\n                live.update(",
-    )
-    wrong = _replace(wrong, "if pred is block and tracked(v)", "if False")
+    wrong = _phi_bug()
     with pytest.raises(LabFailure) as failure:
         liveness.stress_run(_function(wrong))
     message = str(failure.value)
