@@ -165,13 +165,14 @@ class AsmResult:
 
 # ----------------------------------------------------------------------------- helpers
 
+_BUDGET_OPTION = re.compile(r" \(--max-(?:instructions|seconds)\)")
 _AT = re.compile(r"^(?:[^:\s]+):(\d+):(\d+):\s*(?:error:\s*)?")
 
 
 def _problem(stage: str, error: BaseException, source: str) -> Problem:
     if isinstance(error, IRParseError):
         return Problem(stage, error.message, error.line or None, error.column or None)
-    message = str(error) or type(error).__name__
+    message = _BUDGET_OPTION.sub("", str(error)) or type(error).__name__
     if not isinstance(error, GCToyError):
         message = f"{type(error).__name__}: {message}"
     at = _AT.match(message)
@@ -191,6 +192,7 @@ def _run_problem(error: BaseException, result: IRResult, functions: dict[int, st
     if not isinstance(error, GCToyError):
         message = f"{type(error).__name__}: {message}"
     if getattr(error, "kind", None) in ("instructions", "seconds"):  # gctoy.emu.budget.BudgetExceeded
+        message = _BUDGET_OPTION.sub("", message)  # the command's option names; the workbench has its own limits
         message = f"the run was stopped here (the instruction executing when the budget ran out): {message}"
     return Problem("run", message, place[0], place[1])
 
@@ -568,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text = read_text_input(args.input)
     except InputError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(error, file=sys.stderr)  # already "file:line:col: error: ..."
         return 1
     if args.assembly:
         asm = run_assembly(text, arch="x86_32" if args.target == "x86-32" else "x86_64")
@@ -580,8 +582,9 @@ def main(argv: list[str] | None = None) -> int:
         problem = ir.problem
         summary = summary_text(ir)
     if problem is not None:
-        where = f"{args.input}:{problem.line}: " if problem.line else f"{args.input}: "
-        print(f"{where}error: {problem.stage}: {problem.message}", file=sys.stderr)
+        name = "<stdin>" if args.input == "-" else args.input
+        place = "".join(f":{n}" for n in (problem.line, problem.column if problem.line else None) if n)
+        print(f"{name}{place}: error: {problem.stage}: {problem.message}", file=sys.stderr)
         return 1
     print(summary)
     return 0

@@ -40,6 +40,8 @@ def test_ir_that_loops_forever_is_stopped_by_the_budget(tmp_path):
     source.write_text("define i64 @main() {\nentry:\n  br label %l\nl:\n  br label %l\n}\n")
     result = run_gctoy([str(source)], module="gctoy.workbench", timeout=90)
     assert_clean_error(result, "run:")
+    assert f"{source}:5:3: error: run: the run was stopped here" in result.stderr, result.stderr
+    assert "--max-" not in result.stderr  # the command's options, which the workbench does not take
 
 
 def test_ir_that_calls_the_runtime_forever_is_stopped_by_the_wall_clock_budget(tmp_path):
@@ -53,3 +55,12 @@ def test_ir_that_calls_the_runtime_forever_is_stopped_by_the_wall_clock_budget(t
     )
     result = run_gctoy([str(source)], module="gctoy.workbench", timeout=120)
     assert_clean_error(result, "wall-clock budget of 5 s spent", "@gc_alloc")
+
+
+def test_errors_of_standard_input_carry_one_prefix_and_its_name():
+    bad_text = run_gctoy(["-"], module="gctoy.workbench", stdin=b"\xff")
+    assert_clean_error(bad_text, "not UTF-8")
+    assert bad_text.stderr.startswith("<stdin>:1:1: error: not UTF-8") and bad_text.stderr.count("error:") == 1
+    bad_ir = run_gctoy(["-"], module="gctoy.workbench", stdin="define i64 @main() {\nentry:\n  %x = add i64 1\n}\n")
+    assert_clean_error(bad_ir, "expected ','")
+    assert bad_ir.stderr.startswith("<stdin>:4:1: error: parse: "), bad_ir.stderr
