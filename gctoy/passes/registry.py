@@ -5,6 +5,21 @@ A pass registered with ``options=True`` also accepts ``name<opt1;opt2=value>``
 (the syntax of LLVM's new pass manager); the text between the brackets is
 handed to the pass function as its second argument.  The passes register themselves
 when :mod:`gctoy.passes` imports them; this module imports none of them.
+
+Every pass has one shape, as in LLVM's pass managers: the registered *module pass* does the
+module-wide work (declarations it adds or drops, state shared by functions) and runs the pass's
+*function pass* on each function it applies to, which a chapter or a lab can call alone:
+
+=============================  ======================================  ================================
+pass                           function pass                           runs on
+=============================  ======================================  ================================
+place-safepoints               ``place_safepoints_in_function``        functions that want safepoints
+rewrite-statepoints-for-gc     ``rewrite_function`` (its ``PHASES``)   functions of a statepoint GC
+verify-safepoints              ``find_unrelocated_uses``               every definition
+statepoints-to-gcroots         ``_FunctionRewrite.run``                functions with statepoints
+shadow-stack-gc-lowering       ``lower_function``                      ``gc "shadow-stack"`` functions
+lower-gc-barriers              ``_Lowering.run``                       functions with a ``gc``
+=============================  ======================================  ================================
 """
 
 from __future__ import annotations
