@@ -66,6 +66,8 @@ verify<safepoint-ir>:
                            print LLVM's report of every function to standard error instead of
                            failing on the first illegal use
 opt:
+  -disable-builtin=NAME    the C library function NAME is not taken for the known one (a call of it is
+                           no GC leaf); RS4GC reads it, and place-safepoints<llvm=19> as LLVM 19 does
   -opaque-pointers=0|1     print typed (0) or opaque (1) pointers
   -disable-output          run the passes, print nothing
   -enable-new-pm=0|1       accepted; legacy pass flags (-rewrite-statepoints-for-gc,

@@ -9,13 +9,14 @@ also the legacy pass manager's pass flags (``opt -rewrite-statepoints-for-gc``, 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from .errors import GCToyError
 
-#: the value an option takes
-FlagKind = Literal["bool", "int"]
+#: the value an option takes (``names``: a name each time the option is given, all kept)
+FlagKind = Literal["bool", "int", "names"]
 #: option name -> (kind, which pass reads it)
 LLVM_FLAGS: dict[str, tuple[FlagKind, str]] = {
     # PlaceSafepoints
@@ -33,6 +34,9 @@ LLVM_FLAGS: dict[str, tuple[FlagKind, str]] = {
     "rs4gc-clobber-non-live": ("bool", "rewrite-statepoints-for-gc"),
     "rs4gc-allow-statepoint-with-no-deopt-info": ("bool", "rewrite-statepoints-for-gc"),
     "rs4gc-remat-derived-at-uses": ("bool", "rewrite-statepoints-for-gc"),
+    # TargetLibraryInfo: a C library function opt must not take for the known one (``-disable-builtin=ldexp``);
+    # read by both passes that treat known library calls as GC leaves
+    "disable-builtin": ("names", "rewrite-statepoints-for-gc,place-safepoints"),
     # SafepointIRVerifier
     "safepoint-ir-verifier-print-only": ("bool", "opt"),  # read by gctoy opt itself
     # opt itself
@@ -58,8 +62,8 @@ class CommandLineError(GCToyError):
 class LLVMFlags:
     """The LLVM-spelled options found on a command line."""
 
-    #: name -> value (True/False or an int), in the order given
-    values: dict[str, bool | int] = field(default_factory=dict)
+    #: name -> value (True/False, an int, or the names given), in the order given
+    values: dict[str, bool | int | tuple[str, ...]] = field(default_factory=dict)
     #: passes named as legacy flags (``-rewrite-statepoints-for-gc``), in order
     legacy_passes: list[str] = field(default_factory=list)
 
@@ -67,9 +71,11 @@ class LLVMFlags:
         """The options for ``pass_name<...>`` that these flags ask for."""
         out = []
         for name, value in self.values.items():
-            if LLVM_FLAGS[name][1] != pass_name:
+            if pass_name not in LLVM_FLAGS[name][1].split(","):
                 continue
-            if LLVM_FLAGS[name][0] == "int":
+            if isinstance(value, tuple):
+                out += [f"{name}={item}" for item in value]
+            elif LLVM_FLAGS[name][0] == "int":
                 out.append(f"{_PASS_OPTION.get(name, name)}={value}")
             elif name == "rs4gc-allow-statepoint-with-no-deopt-info" or name == "rs4gc-remat-derived-at-uses":
                 out.append(f"{name}={'true' if value else 'false'}")
@@ -92,7 +98,17 @@ def split_llvm_flags(argv: list[str], pass_names: set[str]) -> tuple[list[str], 
         name, eq, value = arg.lstrip("-").partition("=")
         if name in LLVM_FLAGS:
             kind = LLVM_FLAGS[name][0]
-            if kind == "bool":
+            if kind == "names":
+                if not eq:
+                    if i >= len(argv):
+                        raise CommandLineError(f"option '-{name}' needs a name")
+                    value = argv[i]
+                    i += 1
+                if not value or not re.fullmatch(r"[\w.$]+", value):
+                    raise CommandLineError(f"option '-{name}': '{value}' is not a function name")
+                before = flags.values.get(name, ())
+                flags.values[name] = (*before, value) if isinstance(before, tuple) else (value,)
+            elif kind == "bool":
                 if value in _TRUE and not (eq and not value):
                     flags.values[name] = True
                 elif value in _FALSE:
@@ -106,10 +122,11 @@ def split_llvm_flags(argv: list[str], pass_names: set[str]) -> tuple[list[str], 
                     value = argv[i]
                     i += 1
                 try:
-                    flags.values[name] = int(value, 0)
+                    number = int(value, 0)
                 except ValueError:
                     raise CommandLineError(f"option '-{name}': '{value}' is not a number") from None
-                if name == "spp-rematerialization-threshold" and flags.values[name] < 0:
+                flags.values[name] = number
+                if name == "spp-rematerialization-threshold" and number < 0:
                     raise CommandLineError(f"option '-{name}': '{value}' is not an unsigned number")
         elif not eq and arg.startswith("-") and not arg.startswith("--") and name in pass_names:
             flags.legacy_passes.append(name)

@@ -441,12 +441,14 @@ def is_library_function(fn, triple: str | None, llvm: int = 14) -> bool:
     return _shape(fn.ftype) == PROTOTYPES[name]
 
 
-def is_library_call(call, module, llvm: int = 14) -> bool:
-    """True if ``call`` calls a known C library function (see :func:`is_library_function`) and is not ``nobuiltin``."""
+def is_library_call(call, module, llvm: int = 14, unavailable: frozenset[str] = frozenset()) -> bool:
+    """True if ``call`` calls a known C library function (see :func:`is_library_function`) and is not ``nobuiltin``.
+
+    ``unavailable``: names taken off the list, as ``opt -disable-builtin=NAME`` takes them off LLVM's."""
     from ..ir.module import resolve_attrs
 
     fn = call.called_function
-    if fn is None:
+    if fn is None or fn.name in unavailable:
         return False
     call_attrs = resolve_attrs(call.fn_attrs, module)
     if any(a.kind == "nobuiltin" and a.style != "string" for a in (*call_attrs, *resolve_attrs(fn.fn_attrs, module))) \

@@ -77,11 +77,21 @@ class SafepointOptions:
     #: the LLVM release whose list of C library functions (GC leaves, not safepoints) to follow
     #: (``llvm=19`` knows a few names LLVM 14 does not)
     llvm: int = 14
+    #: ``-disable-builtin=NAME``: library functions taken off that list, so a call of one counts as a
+    #: safepoint. LLVM 19 reads the option here; LLVM 14's legacy PlaceSafepoints does not (it keeps
+    #: the backedge poll of a loop that calls ``ldexp`` under ``-disable-builtin=ldexp``)
+    unavailable: frozenset[str] = frozenset()
+
+    @property
+    def library_unavailable(self) -> frozenset[str]:
+        """The names this release's PlaceSafepoints takes off the library list."""
+        return self.unavailable if self.llvm >= 15 else frozenset()
 
     @classmethod
     def parse(cls, text: str) -> "SafepointOptions":
         """``"no-entry;trip-width=16"`` -> options (``;`` separated, flags without ``spp-``)."""
         flags: dict[str, object] = {}
+        unavailable: set[str] = set()
         for item in (p.strip() for p in text.split(";")):
             if not item:
                 continue
@@ -94,6 +104,8 @@ class SafepointOptions:
                     raise PassOptionError(f"place-safepoints: trip-width needs an integer, got '{value}'") from None
             elif key == "llvm" and value.isdigit() and int(value) >= 14:
                 flags["llvm"] = int(value)
+            elif key == "disable-builtin" and value:
+                unavailable.add(value)
             elif (
                 key in ("no-entry", "no-backedge", "no-call", "all-backedges", "split-backedge", "wrap-calls")
                 and not value
@@ -102,8 +114,10 @@ class SafepointOptions:
             else:
                 raise PassOptionError(
                     f"place-safepoints: unknown option '{item}' (known: no-entry, no-backedge, no-call, "
-                    "all-backedges, split-backedge, wrap-calls, trip-width=N, llvm=N with N >= 14)"
+                    "all-backedges, split-backedge, wrap-calls, trip-width=N, llvm=N with N >= 14, disable-builtin=NAME)"
                 )
+        if unavailable:
+            flags["unavailable"] = frozenset(unavailable)
         return cls(**flags)  # type: ignore[arg-type]
 
 
@@ -150,7 +164,7 @@ def _phi_constant_value(phi: I.Phi) -> Value | None:
 # -- step 2 -------------------------------------------------------------------------
 
 
-def needs_statepoint(call: I.CallBase, llvm: int = 14) -> bool:
+def needs_statepoint(call: I.CallBase, llvm: int = 14, unavailable: frozenset[str] = frozenset()) -> bool:
     """True if the call will become a safepoint (not a GC leaf, a GC intrinsic or a C library function).
 
     (LLVM also exempts inline asm, which gctoy's IR subset does not have.)
@@ -165,14 +179,16 @@ def needs_statepoint(call: I.CallBase, llvm: int = 14) -> bool:
     if callee.name.startswith("llvm."):
         return any(callee.name == n or callee.name.startswith(n + ".") for n in _NON_LEAF_INTRINSICS)
     fn = call.parent.parent if call.parent is not None else None
-    return not is_library_call(call, getattr(fn, "module", None), llvm)
+    return not is_library_call(call, getattr(fn, "module", None), llvm, unavailable)
 
 
-def call_on_dominator_path(latch: BasicBlock, header: BasicBlock, dt: DominatorTree, llvm: int = 14) -> bool:
+def call_on_dominator_path(
+    latch: BasicBlock, header: BasicBlock, dt: DominatorTree, llvm: int = 14, unavailable: frozenset[str] = frozenset()
+) -> bool:
     """True if a block on the idom chain latch -> header holds a call that needs a statepoint."""
     block: BasicBlock | None = latch
     while block is not None:
-        if any(isinstance(i, I.CallBase) and needs_statepoint(i, llvm) for i in block.instructions):
+        if any(isinstance(i, I.CallBase) and needs_statepoint(i, llvm, unavailable) for i in block.instructions):
             return True
         if block is header:
             return False
@@ -203,7 +219,9 @@ def backedge_poll_locations(fn: Function, opts: SafepointOptions) -> list[I.Inst
             if not opts.all_backedges:
                 if must_be_finite_counted_loop(loop, dt, opts.trip_width):
                     continue
-                if not opts.no_call and call_on_dominator_path(latch, loop.header, dt, opts.llvm):
+                if not opts.no_call and call_on_dominator_path(
+                    latch, loop.header, dt, opts.llvm, opts.library_unavailable
+                ):
                     continue
             term = latch.terminator
             assert term is not None  # a latch branches back to the header

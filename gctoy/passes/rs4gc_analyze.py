@@ -34,7 +34,7 @@ def find_safepoints(module: Module, fn: Function, options: RS4GCOptions) -> list
             isinstance(inst, I.CallBase)
             and not Statepoint.is_statepoint(inst)
             and base_name(inst.callee_name) is None
-            and not is_gc_leaf_call(inst, module, options.llvm)
+            and not is_gc_leaf_call(inst, module, options.llvm, options.unavailable)
             and (options.allow_no_deopt or inst.bundle("deopt") is not None)
         ):
             out.append(inst)

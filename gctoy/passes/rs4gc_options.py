@@ -49,9 +49,13 @@ class RS4GCOptions:
     #: ``-rs4gc-clobber-non-live``: after each statepoint, store null into the slot of every
     #: relocated value that is not live there (a debugging aid: stale uses then read null)
     clobber_non_live: bool = False
+    #: ``-disable-builtin=NAME``: C library functions not to take for the known ones (not GC leaves then)
+    unavailable: frozenset[str] = frozenset()
 
 
-def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> bool:
+def is_gc_leaf_call(
+    call: I.CallBase, module: Module | None, llvm: int = 14, unavailable: frozenset[str] = frozenset()
+) -> bool:
     """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions.
 
     The library functions are those LLVM ``llvm`` recognises (:mod:`.library_functions`)."""
@@ -65,7 +69,7 @@ def is_gc_leaf_call(call: I.CallBase, module: Module | None, llvm: int = 14) -> 
     name = fn.name or ""
     if name.startswith("llvm."):
         return not (is_statepoint_name(name) or name.startswith(DEOPTIMIZE) or name.startswith(ELEMENT_ATOMIC_COPIES))
-    return is_library_call(call, module, llvm)
+    return is_library_call(call, module, llvm, unavailable)
 
 
 #: boolean options (LLVM's flag names without ``spp-``/``rs4gc-``) -> RS4GCOptions field
@@ -96,6 +100,8 @@ def parse_options(text: str) -> RS4GCOptions:
             opts.llvm = int(value)
         elif key in _FLAGS and value in ("", "true", "1", "false", "0"):
             setattr(opts, _FLAGS[key], value in ("", "true", "1"))
+        elif key == "disable-builtin" and value:
+            opts.unavailable = opts.unavailable | {value}
         elif key == "remat-derived-at-uses" and value in ("false", "0"):
             pass  # LLVM 16+'s flag turned off: what gctoy's pass does anyway
         else:
@@ -103,6 +109,6 @@ def parse_options(text: str) -> RS4GCOptions:
                 f"unknown rewrite-statepoints-for-gc option '{item}' (known: remat-threshold=N, "
                 "non-relocating, alloca-roots, rewrite-bare-statepoints, llvm=N with N >= 14, "
                 "print-liveset, print-liveset-size, print-base-pointers, clobber-non-live, "
-                "allow-statepoint-with-no-deopt-info=BOOL, remat-derived-at-uses=false)"
+                "allow-statepoint-with-no-deopt-info=BOOL, remat-derived-at-uses=false, disable-builtin=NAME)"
             )
     return opts
