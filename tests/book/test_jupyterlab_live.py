@@ -136,8 +136,10 @@ def test_chapter_runs_in_jupyterlab_and_its_widget_responds(lab, browser, name):
         page.wait_for_selector(".jp-Notebook .jp-Cell")
         _accept_kernel(page, base, token, name)
         page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle'] >> visible=true", timeout=90000)
-        # opened, not yet run: the saved widget state draws the widgets (no "Error displaying widget")
-        page.wait_for_selector(f".jp-Notebook {WIDGET_OUTPUT}", state="attached")
+        # opened, not yet run: the saved widget state draws the widgets (no "Error displaying widget");
+        # a large chapter (13: 570 kB of saved outputs) can take JupyterLab more than a minute to draw on
+        # a loaded machine, so this hang watchdog waits longer than the page's default
+        page.wait_for_selector(f".jp-Notebook {WIDGET_OUTPUT}", state="attached", timeout=180000)
         unrun = page.locator(".jp-Notebook .jp-OutputArea-output").all_inner_texts()
         assert not [t for t in unrun if "Error displaying widget" in t], f"{name}: widgets not drawn before running"
         _run_all(page, timeout_s=240)
