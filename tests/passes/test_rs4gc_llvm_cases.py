@@ -291,3 +291,31 @@ def test_the_returned_attribute_at_the_call_site_counts_too(llvm14):
     theirs, ours = both(llvm14, at_call)
     assert "%p.base = phi" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# A numbered calling convention (``cc42``) is read, and carried onto the statepoint that replaces
+# the call (``llvm.experimental.deoptimize`` included)
+
+NUMBERED_CC = """
+declare cc42 double @llvm.experimental.deoptimize.f64(...)
+declare cc11 i8 addrspace(1)* @callee(i8 addrspace(1)*)
+
+define double @leave(i32 %n) gc "statepoint-example" {
+entry:
+  %v = call cc42 double (...) @llvm.experimental.deoptimize.f64(i32 %n) [ "deopt"(i32 %n) ]
+  ret double %v
+}
+
+define i8 addrspace(1)* @hop(i8 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  %q = call cc11 i8 addrspace(1)* @callee(i8 addrspace(1)* %p) [ "deopt"() ]
+  ret i8 addrspace(1)* %q
+}
+"""
+
+
+def test_a_numbered_calling_convention_stays_on_the_statepoint(llvm):
+    theirs, ours = both(llvm, NUMBERED_CC)
+    assert "call cc42 token" in theirs and "call cc11 token" in theirs
+    assert ours == theirs
