@@ -91,17 +91,29 @@ class Alloca(SimpleInstruction):
 
 
 class Load(SimpleInstruction):
-    """``load [volatile] T, T* %p[, align A]``."""
+    """``load [atomic] [volatile] T, T* %p[ [syncscope("S")] ORDERING][, align A]``."""
 
     opcode = "load"
 
     def __init__(
-        self, type: Type, pointer: Value, align: int | None = None, volatile: bool = False, name: str | None = None
+        self,
+        type: Type,
+        pointer: Value,
+        align: int | None = None,
+        volatile: bool = False,
+        name: str | None = None,
+        *,
+        ordering: str | None = None,
+        syncscope: str | None = None,
     ):
         super().__init__(type, name)
         self.ops = [pointer]
         self.align = align
         self.volatile = volatile
+        #: an atomic load's ordering (``unordered``, ``monotonic``, ``acquire``, ``seq_cst``), else None
+        self.ordering = ordering
+        #: an atomic load's ``syncscope("...")`` name, None for the whole system
+        self.syncscope = syncscope
 
     @property
     def pointer(self) -> Value:

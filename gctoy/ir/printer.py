@@ -401,7 +401,11 @@ class _Printer:
             return s
         if isinstance(x, I.Load):
             v = "volatile " if x.volatile else ""
-            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
+            if x.ordering is None:
+                return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
+            scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
+            head = f"load atomic {v}{self.t(x.type)}, {self.typed(x.pointer)}{scope} {x.ordering}"
+            return head + self.align(x.align, x.type)
         if isinstance(x, I.Store):
             v = "volatile " if x.volatile else ""
             return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)

@@ -319,3 +319,26 @@ def test_a_numbered_calling_convention_stays_on_the_statepoint(llvm):
     theirs, ours = both(llvm, NUMBERED_CC)
     assert "call cc42 token" in theirs and "call cc11 token" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# An atomic load through a derived pointer after a statepoint reads the relocated (or
+# rematerialized) pointer and stays atomic
+
+ATOMIC_LOAD = """
+declare void @poll()
+
+define i8 @peek(i8 addrspace(1)* %obj, i64 %k) gc "statepoint-example" {
+entry:
+  %field = getelementptr i8, i8 addrspace(1)* %obj, i64 %k
+  call void @poll() [ "deopt"() ]
+  %v = load atomic i8, i8 addrspace(1)* %field unordered, align 1
+  ret i8 %v
+}
+"""
+
+
+def test_an_atomic_load_after_a_statepoint_stays_atomic(llvm):
+    theirs, ours = both(llvm, ATOMIC_LOAD)
+    assert "load atomic i8" in theirs and "unordered, align 1" in theirs
+    assert ours == theirs
