@@ -400,12 +400,7 @@ class _Printer:
                 s += f", addrspace({x.addrspace})"
             return s
         if isinstance(x, I.Load):
-            v = "volatile " if x.volatile else ""
-            if x.ordering is None:
-                return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
-            scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
-            head = f"load atomic {v}{self.t(x.type)}, {self.typed(x.pointer)}{scope} {x.ordering}"
-            return head + self.align(x.align, x.type)
+            return self.load(x)
         if isinstance(x, I.Store):
             v = "volatile " if x.volatile else ""
             return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)
@@ -474,6 +469,15 @@ class _Printer:
         if isinstance(x, I.CallBase):
             return self.call(x)
         raise TypeError(f"cannot print {type(x).__name__}")
+
+    def load(self, x: I.Load) -> str:
+        """``load [atomic] [volatile] T, ptr P[ [syncscope("S")] ORDERING], align A``."""
+        v = "volatile " if x.volatile else ""
+        if x.ordering is None:
+            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
+        scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
+        head = f"load atomic {v}{self.t(x.type)}, {self.typed(x.pointer)}{scope} {x.ordering}"
+        return head + self.align(x.align, x.type)
 
     def align(self, a: int | None, ty: Type) -> str:
         """LLVM gives a load or store without ``align`` its type's ABI alignment, and prints it."""
