@@ -13,6 +13,7 @@ from .layout import data_layout, layout_known
 from .call_parser import CallParser
 from .types import VOID, FloatType, IntType, PointerType, Type, VectorType
 from .values import BasicBlock, ConstantInt, Value
+from .atomic_parser import inst_atomicrmw
 from .vector_instruction_parser import gep_pointer_type, inst_extractelement, inst_insertelement, inst_shufflevector
 
 #: the orderings an atomic load may have
@@ -394,6 +395,7 @@ def _check_cast(p: InstructionParser, op: str, src: Type, dst: Type, offset: int
 _HANDLERS = {
     "alloca": InstructionParser.inst_alloca,
     "load": InstructionParser.inst_load,
+    "atomicrmw": inst_atomicrmw,
     "store": InstructionParser.inst_store,
     "getelementptr": InstructionParser.inst_gep,
     "icmp": InstructionParser.inst_icmp,

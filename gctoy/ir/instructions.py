@@ -274,6 +274,42 @@ class Freeze(SimpleInstruction):
         return self.ops[0]
 
 
+class AtomicRMW(SimpleInstruction):
+    """``atomicrmw [volatile] OP ptr %p, T %v [syncscope("S")] ORDERING, align A``: the old value."""
+
+    opcode = "atomicrmw"
+
+    def __init__(
+        self,
+        operation: str,
+        pointer: Value,
+        value: Value,
+        ordering: str,
+        align: int,
+        *,
+        volatile: bool = False,
+        syncscope: str | None = None,
+        name: str | None = None,
+    ):
+        super().__init__(value.type, name)
+        self.ops = [pointer, value]
+        self.operation = operation
+        self.ordering = ordering
+        self.align = align
+        self.volatile = volatile
+        self.syncscope = syncscope
+
+    @property
+    def pointer(self) -> Value:
+        """The address updated."""
+        return self.ops[0]
+
+    @property
+    def value(self) -> Value:
+        """The operand combined with (for ``xchg``: stored over) the old value."""
+        return self.ops[1]
+
+
 class Select(SimpleInstruction):
     """``select i1 %c, T %a, T %b``."""
 

@@ -399,8 +399,8 @@ class _Printer:
             if x.addrspace:
                 s += f", addrspace({x.addrspace})"
             return s
-        if isinstance(x, I.Load):
-            return self.load(x)
+        if isinstance(x, (I.Load, I.AtomicRMW)):
+            return self.load(x) if isinstance(x, I.Load) else self.atomicrmw(x)
         if isinstance(x, I.Store):
             v = "volatile " if x.volatile else ""
             return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)
@@ -478,6 +478,13 @@ class _Printer:
         scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
         head = f"load atomic {v}{self.t(x.type)}, {self.typed(x.pointer)}{scope} {x.ordering}"
         return head + self.align(x.align, x.type)
+
+    def atomicrmw(self, x: I.AtomicRMW) -> str:
+        """``atomicrmw [volatile] OP ptr P, T V[ syncscope("S")] ORDERING, align A``."""
+        v = "volatile " if x.volatile else ""
+        scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
+        head = f"atomicrmw {v}{x.operation} {self.typed(x.pointer)}, {self.typed(x.value)}{scope} {x.ordering}"
+        return f"{head}, align {x.align}"
 
     def align(self, a: int | None, ty: Type) -> str:
         """LLVM gives a load or store without ``align`` its type's ABI alignment, and prints it."""

@@ -47,3 +47,9 @@ def test_an_atomic_load_wider_than_a_register_is_refused_on_x86_32():
 def test_an_atomic_load_wider_than_a_register_is_refused_on_x86_64():
     with pytest.raises(CodegenError, match="atomic load of i128"):
         compile_module(parse_module(_wide("i128", 16), "w.ll"))
+
+
+def test_atomicrmw_is_refused_by_name():
+    text = "define i32 @f(i32* %c) {\nentry:\n  %r = atomicrmw add i32* %c, i32 1 seq_cst\n  ret i32 %r\n}\n"
+    with pytest.raises(CodegenError, match="'atomicrmw' is not supported"):
+        compile_module(parse_module(text, "r.ll"))

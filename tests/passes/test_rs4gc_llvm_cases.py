@@ -342,3 +342,26 @@ def test_an_atomic_load_after_a_statepoint_stays_atomic(llvm):
     theirs, ours = both(llvm, ATOMIC_LOAD)
     assert "load atomic i8" in theirs and "unordered, align 1" in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# The old value an ``atomicrmw xchg`` returns is a base of its own (LLVM 15 and later read a
+# pointer exchange; LLVM 14 refuses it)
+
+POINTER_EXCHANGE = """
+declare void @poll()
+
+define i8 addrspace(1)* @swap(i8 addrspace(1)** %slot, i8 addrspace(1)* %new) gc "statepoint-example" {
+entry:
+  %old = atomicrmw xchg i8 addrspace(1)** %slot, i8 addrspace(1)* %new seq_cst
+  %in = getelementptr i8, i8 addrspace(1)* %old, i64 8
+  call void @poll() [ "deopt"() ]
+  ret i8 addrspace(1)* %in
+}
+"""
+
+
+def test_the_old_value_of_a_pointer_exchange_is_a_base(llvm19):
+    theirs, ours = both(llvm19, POINTER_EXCHANGE)
+    assert '"gc-live"(ptr addrspace(1) %old)' in theirs
+    assert ours == theirs
