@@ -48,7 +48,7 @@ def dag_key(v: Value, pointer_key) -> tuple | None:
     ``pointer_key`` gives the key of a load's address."""
     if isinstance(v, (Undef, Poison)):
         return (type(v).__name__, str(v.type))
-    if not isinstance(v, I.Load) or v.volatile or v.parent is None:
+    if not isinstance(v, I.Load) or v.volatile or v.ordering is not None or v.parent is None:
         return None
     epoch = 0
     for inst in v.parent.instructions:

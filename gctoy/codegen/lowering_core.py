@@ -361,6 +361,8 @@ class LoweringCore(Generic[R]):
     def lower_Load(self, inst: I.Load) -> None:
         """Operand A from memory: whole words, or a zero-extended part of one."""
         size = self.access_size(inst.type)
+        if inst.ordering is not None and size > self.target.word:  # several moves would tear it
+            raise self.unsupported(f"an atomic load of {inst.type}")
         base = self.address_register(inst.pointer)
         regs = words(self.target.first)
         if isinstance(inst.type, PointerType):

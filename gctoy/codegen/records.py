@@ -183,8 +183,8 @@ class StackMapRecords:
     def record_locations(self, sp: Statepoint) -> tuple[Location, ...]:
         """CC, flags, #deopt, the deopt values, (base, derived) per relocated value, then gc-live allocas."""
         cc = sp.call.cc
-        if cc is not None and cc.startswith("cc "):
-            cc_number = int(cc[3:])
+        if cc is not None and cc.startswith("cc") and cc[2:].isdigit():
+            cc_number = int(cc[2:])
         elif cc in _CC_NUMBERS:
             cc_number = _CC_NUMBERS[cc]
         else:

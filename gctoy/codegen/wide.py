@@ -254,6 +254,8 @@ class WideLowering:
     # ------------------------------------------------------------------ instructions
 
     def _wide_load(self, inst: I.Load) -> None:
+        if inst.ordering is not None:  # a byte copy would tear it
+            raise CodegenError(f"an atomic load of {inst.type} is not supported by the x86-64 code generator")
         self.load("rcx", inst.pointer)
         self.copy_bytes(self.wide_address(inst), "rcx", size_of(inst.type))
 

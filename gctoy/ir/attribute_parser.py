@@ -121,9 +121,9 @@ class AttributeParser(TypeParser):
                     return tok[2] + 1
 
     def calling_convention(self) -> str | None:
-        """The convention as LLVM prints it: its name where it has one, ``cc N`` otherwise, None for C."""
+        """The convention as LLVM prints it: its name where it has one, ``ccN`` otherwise, None for C."""
         t = self.next()[1]
-        if t == "cc":
-            number = self.int_literal("calling convention number")
-            t = CC_NAMES.get(str(number), f"cc {number}")
+        if t == "cc" or (t.startswith("cc") and t[2:].isdigit()):
+            number = self.int_literal("calling convention number") if t == "cc" else int(t[2:])
+            t = CC_NAMES.get(str(number), f"cc{number}")
         return None if t == "ccc" else t

@@ -8,7 +8,7 @@ bundles, inline assembly and the typed-pointer spellings of older LLVM.
 from __future__ import annotations
 
 from . import instructions as I
-from .keywords import CALLING_CONVENTIONS, TAIL_KINDS
+from .keywords import TAIL_KINDS, is_calling_convention
 from .types import FunctionType, PointerType, Type
 from .value_parser import ValueParser
 from .values import Attribute, InlineAsm, Value
@@ -23,7 +23,7 @@ class CallParser(ValueParser):
     def call_common(self):
         """``[cc] [ret attrs] T [callee] (args) [fn attrs] [bundles]`` shared by call and invoke."""
         cc = None
-        if self.peek()[0] == "WORD" and (self.peek()[1] in CALLING_CONVENTIONS or self.peek()[1] == "cc"):
+        if self.peek()[0] == "WORD" and is_calling_convention(self.peek()[1]):
             cc = self.calling_convention()
         ret_attrs = self.param_attributes()
         ty_tok = self.peek()

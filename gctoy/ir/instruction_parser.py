@@ -13,7 +13,11 @@ from .layout import data_layout, layout_known
 from .call_parser import CallParser
 from .types import VOID, FloatType, IntType, PointerType, Type, VectorType
 from .values import BasicBlock, ConstantInt, Value
+from .atomic_parser import inst_atomicrmw
 from .vector_instruction_parser import gep_pointer_type, inst_extractelement, inst_insertelement, inst_shufflevector
+
+#: the orderings an atomic load may have
+LOAD_ORDERINGS = frozenset({"unordered", "monotonic", "acquire", "seq_cst"})
 
 
 class InstructionParser(CallParser):
@@ -99,6 +103,7 @@ class InstructionParser(CallParser):
 
     def inst_load(self) -> I.Instruction:
         self.next()
+        atomic = self.accept("atomic")
         volatile = self.accept("volatile")
         ty = self.type_()
         self.expect(",")
@@ -108,7 +113,22 @@ class InstructionParser(CallParser):
         assert isinstance(pty, PointerType)  # checked by pointer_operand
         if pty.pointee is not None and pty.pointee != ty:
             raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
-        return I.Load(ty, p, self.align_suffix(ty), volatile)
+        if not atomic:
+            return I.Load(ty, p, self.align_suffix(ty), volatile)
+        scope = None
+        if self.accept("syncscope"):
+            self.expect("(")
+            scope = self.string()
+            self.expect(")")
+        ordering = self.peek()[1]
+        if ordering in ("release", "acq_rel"):  # LLVM names both "Release" here
+            raise self.err("atomic load cannot use Release ordering", tok[2])
+        if ordering not in LOAD_ORDERINGS:
+            raise self.err("Expected ordering on atomic instruction")
+        self.next()
+        if not (self.at(",") and self.peek(1)[1] == "align"):
+            raise self.err("atomic load must have explicit non-zero alignment", tok[2])
+        return I.Load(ty, p, self.align_suffix(ty), volatile, ordering=ordering, syncscope=scope)
 
     def inst_store(self) -> I.Instruction:
         self.next()
@@ -375,6 +395,7 @@ def _check_cast(p: InstructionParser, op: str, src: Type, dst: Type, offset: int
 _HANDLERS = {
     "alloca": InstructionParser.inst_alloca,
     "load": InstructionParser.inst_load,
+    "atomicrmw": inst_atomicrmw,
     "store": InstructionParser.inst_store,
     "getelementptr": InstructionParser.inst_gep,
     "icmp": InstructionParser.inst_icmp,

@@ -91,17 +91,29 @@ class Alloca(SimpleInstruction):
 
 
 class Load(SimpleInstruction):
-    """``load [volatile] T, T* %p[, align A]``."""
+    """``load [atomic] [volatile] T, T* %p[ [syncscope("S")] ORDERING][, align A]``."""
 
     opcode = "load"
 
     def __init__(
-        self, type: Type, pointer: Value, align: int | None = None, volatile: bool = False, name: str | None = None
+        self,
+        type: Type,
+        pointer: Value,
+        align: int | None = None,
+        volatile: bool = False,
+        name: str | None = None,
+        *,
+        ordering: str | None = None,
+        syncscope: str | None = None,
     ):
         super().__init__(type, name)
         self.ops = [pointer]
         self.align = align
         self.volatile = volatile
+        #: an atomic load's ordering (``unordered``, ``monotonic``, ``acquire``, ``seq_cst``), else None
+        self.ordering = ordering
+        #: an atomic load's ``syncscope("...")`` name, None for the whole system
+        self.syncscope = syncscope
 
     @property
     def pointer(self) -> Value:
@@ -260,6 +272,42 @@ class Freeze(SimpleInstruction):
     def value(self) -> Value:
         """The value frozen."""
         return self.ops[0]
+
+
+class AtomicRMW(SimpleInstruction):
+    """``atomicrmw [volatile] OP ptr %p, T %v [syncscope("S")] ORDERING, align A``: the old value."""
+
+    opcode = "atomicrmw"
+
+    def __init__(
+        self,
+        operation: str,
+        pointer: Value,
+        value: Value,
+        ordering: str,
+        align: int,
+        *,
+        volatile: bool = False,
+        syncscope: str | None = None,
+        name: str | None = None,
+    ):
+        super().__init__(value.type, name)
+        self.ops = [pointer, value]
+        self.operation = operation
+        self.ordering = ordering
+        self.align = align
+        self.volatile = volatile
+        self.syncscope = syncscope
+
+    @property
+    def pointer(self) -> Value:
+        """The address updated."""
+        return self.ops[0]
+
+    @property
+    def value(self) -> Value:
+        """The operand combined with (for ``xchg``: stored over) the old value."""
+        return self.ops[1]
 
 
 class Select(SimpleInstruction):

@@ -18,6 +18,13 @@ CALLING_CONVENTIONS = frozenset({
     "x86_64_sysvcc", "win64cc", "intel_ocl_bicc",
 })
 
+
+
+def is_calling_convention(word: str) -> bool:
+    """Whether ``word`` starts a calling convention: a name, ``cc`` (a number follows) or ``ccN``."""
+    return word in CALLING_CONVENTIONS or word == "cc" or (word.startswith("cc") and word[2:].isdigit())
+
+
 #: calling conventions LLVM prints by name, by number
 CC_NAMES = {"0": "ccc", "8": "fastcc", "9": "coldcc", "10": "ghccc", "12": "webkit_jscc", "13": "anyregcc",
              "14": "preserve_mostcc", "15": "preserve_allcc", "16": "swiftcc", "17": "cxx_fast_tlscc",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .constant_parser import PendingGlobal, become
 from .instruction_parser import InstructionParser
 from .intrinsics import remangle_for_opaque_pointers
-from .keywords import CALLING_CONVENTIONS, GLOBAL_QUALIFIERS, LINKAGES
+from .keywords import GLOBAL_QUALIFIERS, LINKAGES, is_calling_convention
 from .module import Module
 from .named_types import NamedTypeDefinitions
 from .names import unescape
@@ -309,7 +309,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
                 linkage = self.next()[1]
             elif t[0] == "WORD" and t[1] in GLOBAL_QUALIFIERS:
                 quals.append(self.next()[1])
-            elif t[0] == "WORD" and (t[1] in CALLING_CONVENTIONS or t[1] == "cc"):
+            elif t[0] == "WORD" and is_calling_convention(t[1]):
                 cc = self.calling_convention()
             else:
                 break

@@ -399,9 +399,8 @@ class _Printer:
             if x.addrspace:
                 s += f", addrspace({x.addrspace})"
             return s
-        if isinstance(x, I.Load):
-            v = "volatile " if x.volatile else ""
-            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
+        if isinstance(x, (I.Load, I.AtomicRMW)):
+            return self.load(x) if isinstance(x, I.Load) else self.atomicrmw(x)
         if isinstance(x, I.Store):
             v = "volatile " if x.volatile else ""
             return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)
@@ -470,6 +469,22 @@ class _Printer:
         if isinstance(x, I.CallBase):
             return self.call(x)
         raise TypeError(f"cannot print {type(x).__name__}")
+
+    def load(self, x: I.Load) -> str:
+        """``load [atomic] [volatile] T, ptr P[ [syncscope("S")] ORDERING], align A``."""
+        v = "volatile " if x.volatile else ""
+        if x.ordering is None:
+            return f"load {v}{self.t(x.type)}, {self.typed(x.pointer)}" + self.align(x.align, x.type)
+        scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
+        head = f"load atomic {v}{self.t(x.type)}, {self.typed(x.pointer)}{scope} {x.ordering}"
+        return head + self.align(x.align, x.type)
+
+    def atomicrmw(self, x: I.AtomicRMW) -> str:
+        """``atomicrmw [volatile] OP ptr P, T V[ syncscope("S")] ORDERING, align A``."""
+        v = "volatile " if x.volatile else ""
+        scope = f' syncscope("{x.syncscope}")' if x.syncscope is not None else ""
+        head = f"atomicrmw {v}{x.operation} {self.typed(x.pointer)}, {self.typed(x.value)}{scope} {x.ordering}"
+        return f"{head}, align {x.align}"
 
     def align(self, a: int | None, ty: Type) -> str:
         """LLVM gives a load or store without ``align`` its type's ABI alignment, and prints it."""

@@ -30,7 +30,7 @@ from typing import Callable
 
 from ..ir import instructions as I
 from ..ir.types import PointerType, VectorType
-from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Value, ZeroInitializer
+from ..ir.values import Argument, Constant, ConstantInt, ConstantNull, Function, Value, ZeroInitializer
 from .base_vectors import (
     VECTOR_BDV_NODES,
     base_ee_for,
@@ -47,16 +47,35 @@ IS_BASE_VALUE = "is_base_value"
 
 
 def strip_pointer_casts(v: Value) -> Value:
-    """Look through pointer bitcasts, address space casts and all-zero GEPs (LLVM's stripPointerCasts)."""
+    """Look through pointer bitcasts, address space casts, all-zero GEPs and calls that return an
+    argument marked ``returned`` (LLVM's stripPointerCasts)."""
     if not isinstance(v.type, PointerType):
         return v  # vectors of pointers are not stripped
-    while True:
+    seen: set[int] = set()
+    while id(v) not in seen:
+        seen.add(id(v))
         if isinstance(v, I.Cast) and v.opcode in ("bitcast", "addrspacecast") and isinstance(v.type, PointerType):
             v = v.value
         elif isinstance(v, I.GetElementPtr) and all(isinstance(i, ConstantInt) and i.value == 0 for i in v.indices):
             v = v.pointer
+        elif isinstance(v, I.CallBase) and (arg := returned_argument(v)) is not None:
+            v = arg
         else:
             return v
+    return v  # a cycle (only in unreachable code)
+
+
+def returned_argument(call: I.CallBase) -> Value | None:
+    """The argument ``call`` returns: the one marked ``returned`` at the call or on the callee's
+    parameter (LLVM's getReturnedArgOperand)."""
+    callee = call.callee if isinstance(call.callee, Function) else None
+    for k, arg in enumerate(call.args):
+        attrs = list(call.arg_attrs[k]) if k < len(call.arg_attrs) else []
+        if callee is not None and k < len(callee.args):
+            attrs += callee.args[k].attrs
+        if any(a.kind == "returned" for a in attrs):
+            return arg
+    return None
 
 
 def base_defining_value(v: Value, through_freeze: bool = False) -> tuple[Value, bool]:

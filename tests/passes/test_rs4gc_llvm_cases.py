@@ -1,4 +1,5 @@
 """Constructs on which gctoy's RewriteStatepointsForGC must do what LLVM 14 and LLVM 19 do (opt as the oracle)."""
+
 from __future__ import annotations
 
 from gctoy.ir import parse_module, print_module
@@ -22,6 +23,7 @@ def both(llvm, typed_text: str, opt_args: list[str] | None = None) -> tuple[str,
     m = parse_module(src, "test.ll")
     run(m, "rewrite-statepoints-for-gc" if llvm.version == 14 else f"rewrite-statepoints-for-gc<llvm={llvm.version}>")
     return canonical(llvm, theirs.stdout), canonical(llvm, print_module(m, opaque=llvm.version >= 15))
+
 
 # ---------------------------------------------------------------------------
 # TBAA: a tag that says the memory is immutable loses that flag in a rewritten function
@@ -76,8 +78,9 @@ def test_an_unshared_tag_is_rewritten_in_place():
 
 
 def test_a_shared_tag_gets_a_new_node():
-    m = parse_module(TBAA.replace("!6 = !{!3, i64 4, !\"int.new\"}", "!6 = !{!3, i64 4, !\"int.new\"}\n!7 = !{!0}"),
-                     "tbaa.ll")
+    m = parse_module(
+        TBAA.replace('!6 = !{!3, i64 4, !"int.new"}', '!6 = !{!3, i64 4, !"int.new"}\n!7 = !{!0}'), "tbaa.ll"
+    )
     run(m, "rewrite-statepoints-for-gc")
     text = print_module(m)
     assert "!0 = !{!1, !2, i64 0, i64 1}" in text and "!11 = !{!1, !2, i64 0}" in text
@@ -246,4 +249,119 @@ join:
 def test_slot_phis_are_named_in_llvms_order(llvm):
     theirs, ours = both(llvm, SLOT_ORDER)
     assert "%.01 = phi" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# A call that returns its ``returned`` argument is looked through when LLVM decides whether a phi
+# is its own base (stripPointerCasts): the loop phi fed by such a call is not pruned
+
+RETURNED_ARG = """
+declare void @poll()
+declare i8 addrspace(1)* @identity(i8 addrspace(1)* returned)
+
+define i8 addrspace(1)* @walk(i1 %a, i1 %d, i8 addrspace(1)* %s, i8 addrspace(1)* %o) gc "statepoint-example" {
+entry:
+  br i1 %a, label %head, label %join
+head:
+  %cur = phi i8 addrspace(1)* [ %o, %entry ], [ %next, %body ]
+  br i1 %a, label %body, label %join
+body:
+  %next = call i8 addrspace(1)* @identity(i8 addrspace(1)* %cur)
+  br i1 %d, label %head, label %join
+join:
+  %p = phi i8 addrspace(1)* [ %s, %entry ], [ %cur, %head ], [ %next, %body ]
+  call void @poll()
+  ret i8 addrspace(1)* %p
+}
+"""
+
+
+def test_a_returned_argument_call_keeps_its_phis_in_the_lattice(llvm):
+    theirs, ours = both(llvm, RETURNED_ARG)
+    assert "%p.base = phi" in theirs
+    assert ours == theirs
+
+
+def test_the_returned_attribute_at_the_call_site_counts_too(llvm14):
+    # (LLVM 19's pass copies a call-site ``returned`` onto the statepoint, which its verifier rejects)
+    at_call = RETURNED_ARG.replace("(i8 addrspace(1)* returned)", "(i8 addrspace(1)*)").replace(
+        "@identity(i8 addrspace(1)* %cur)", "@identity(i8 addrspace(1)* returned %cur)"
+    )
+    theirs, ours = both(llvm14, at_call)
+    assert "%p.base = phi" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# A numbered calling convention (``cc42``) is read, and carried onto the statepoint that replaces
+# the call (``llvm.experimental.deoptimize`` included)
+
+NUMBERED_CC = """
+declare cc42 double @llvm.experimental.deoptimize.f64(...)
+declare cc11 i8 addrspace(1)* @callee(i8 addrspace(1)*)
+
+define double @leave(i32 %n) gc "statepoint-example" {
+entry:
+  %v = call cc42 double (...) @llvm.experimental.deoptimize.f64(i32 %n) [ "deopt"(i32 %n) ]
+  ret double %v
+}
+
+define i8 addrspace(1)* @hop(i8 addrspace(1)* %p) gc "statepoint-example" {
+entry:
+  %q = call cc11 i8 addrspace(1)* @callee(i8 addrspace(1)* %p) [ "deopt"() ]
+  ret i8 addrspace(1)* %q
+}
+"""
+
+
+def test_a_numbered_calling_convention_stays_on_the_statepoint(llvm):
+    theirs, ours = both(llvm, NUMBERED_CC)
+    assert "call cc42 token" in theirs and "call cc11 token" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# An atomic load through a derived pointer after a statepoint reads the relocated (or
+# rematerialized) pointer and stays atomic
+
+ATOMIC_LOAD = """
+declare void @poll()
+
+define i8 @peek(i8 addrspace(1)* %obj, i64 %k) gc "statepoint-example" {
+entry:
+  %field = getelementptr i8, i8 addrspace(1)* %obj, i64 %k
+  call void @poll() [ "deopt"() ]
+  %v = load atomic i8, i8 addrspace(1)* %field unordered, align 1
+  ret i8 %v
+}
+"""
+
+
+def test_an_atomic_load_after_a_statepoint_stays_atomic(llvm):
+    theirs, ours = both(llvm, ATOMIC_LOAD)
+    assert "load atomic i8" in theirs and "unordered, align 1" in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# The old value an ``atomicrmw xchg`` returns is a base of its own (LLVM 15 and later read a
+# pointer exchange; LLVM 14 refuses it)
+
+POINTER_EXCHANGE = """
+declare void @poll()
+
+define i8 addrspace(1)* @swap(i8 addrspace(1)** %slot, i8 addrspace(1)* %new) gc "statepoint-example" {
+entry:
+  %old = atomicrmw xchg i8 addrspace(1)** %slot, i8 addrspace(1)* %new seq_cst
+  %in = getelementptr i8, i8 addrspace(1)* %old, i64 8
+  call void @poll() [ "deopt"() ]
+  ret i8 addrspace(1)* %in
+}
+"""
+
+
+def test_the_old_value_of_a_pointer_exchange_is_a_base(llvm19):
+    theirs, ours = both(llvm19, POINTER_EXCHANGE)
+    assert '"gc-live"(ptr addrspace(1) %old)' in theirs
     assert ours == theirs
