@@ -40,11 +40,7 @@ def inst_atomicrmw(p) -> AtomicRMW:
     if pty.pointee is not None and pty.pointee != value.type:
         raise p.err("atomicrmw value and pointer type do not match", ptr_tok[2])
     _check_operand(p, operation, value.type, val_tok[2])
-    scope = None
-    if p.accept("syncscope"):
-        p.expect("(")
-        scope = p.string()
-        p.expect(")")
+    scope = p.syncscope()
     ordering = p.peek()[1]
     if ordering == "unordered":
         raise p.err("atomicrmw cannot be unordered")

@@ -115,11 +115,7 @@ class InstructionParser(CallParser):
             raise self.err("explicit pointee type doesn't match operand's pointee type", tok[2])
         if not atomic:
             return I.Load(ty, p, self.align_suffix(ty), volatile)
-        scope = None
-        if self.accept("syncscope"):
-            self.expect("(")
-            scope = self.string()
-            self.expect(")")
+        scope = self.syncscope()
         ordering = self.peek()[1]
         if ordering in ("release", "acq_rel"):  # LLVM names both "Release" here
             raise self.err("atomic load cannot use Release ordering", tok[2])
@@ -129,6 +125,15 @@ class InstructionParser(CallParser):
         if not (self.at(",") and self.peek(1)[1] == "align"):
             raise self.err("atomic load must have explicit non-zero alignment", tok[2])
         return I.Load(ty, p, self.align_suffix(ty), volatile, ordering=ordering, syncscope=scope)
+
+    def syncscope(self) -> str | None:
+        """An atomic instruction's optional ``syncscope("S")``: ``S``, or None."""
+        if not self.accept("syncscope"):
+            return None
+        self.expect("(")
+        scope = self.string()
+        self.expect(")")
+        return scope
 
     def inst_store(self) -> I.Instruction:
         self.next()
