@@ -32,7 +32,7 @@ from ..ir.analysis.cfg import predecessors, reachable_set
 from ..ir.analysis.dominators import DominatorTree
 from ..ir.analysis.loops import Loop, LoopInfo
 from ..ir.module import Module
-from ..ir.values import BasicBlock, Function, Undef, Value
+from ..ir.values import BasicBlock, Function, InlineAsm, Undef, Value
 from .registry import register
 from .counted_loops import must_be_finite_counted_loop
 from .inline_poll import POLL_NAME, SymbolTable, check_poll_function, inline_poll
@@ -165,10 +165,10 @@ def _phi_constant_value(phi: I.Phi) -> Value | None:
 
 
 def needs_statepoint(call: I.CallBase, llvm: int = 14, unavailable: frozenset[str] = frozenset()) -> bool:
-    """True if the call will become a safepoint (not a GC leaf, a GC intrinsic or a C library function).
-
-    (LLVM also exempts inline asm, which gctoy's IR subset does not have.)
-    """
+    """True if the call will become a safepoint (not a GC leaf, a GC intrinsic, a C library function,
+    or a call (not an invoke) of inline asm, as LLVM decides)."""
+    if isinstance(call, I.Call) and isinstance(call.callee, InlineAsm):
+        return False
     if call.string_attr("gc-leaf-function") is not None:
         return False
     callee = call.called_function

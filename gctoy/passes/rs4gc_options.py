@@ -8,7 +8,7 @@ from ..errors import GCToyError
 from ..ir import instructions as I
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.module import Module, resolve_attrs
-from ..ir.values import find_string_attr
+from ..ir.values import InlineAsm, find_string_attr
 from .library_functions import is_library_call
 
 #: the strategies whose functions RS4GC rewrites (LLVM 14 compares the names)
@@ -56,9 +56,15 @@ class RS4GCOptions:
 def is_gc_leaf_call(
     call: I.CallBase, module: Module | None, llvm: int = 14, unavailable: frozenset[str] = frozenset()
 ) -> bool:
-    """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions.
+    """Calls that cannot reach a safepoint: ``"gc-leaf-function"``, intrinsics, known C library functions,
+    inline asm.
 
-    The library functions are those LLVM ``llvm`` recognises (:mod:`.library_functions`)."""
+    The library functions are those LLVM ``llvm`` recognises (:mod:`.library_functions`).  Inline asm is
+    where gctoy departs from LLVM 14 and 19 on purpose: they wrap an inline-asm call in a statepoint, which
+    their own verifier then rejects ("Cannot take the address of an inline asm!").  PlaceSafepoints already
+    treats such a call as no safepoint; gctoy's RS4GC leaves it a plain call to match."""
+    if isinstance(call.callee, InlineAsm):
+        return True
     if find_string_attr(resolve_attrs(call.fn_attrs, module), "gc-leaf-function") is not None:
         return True
     fn = call.called_function
