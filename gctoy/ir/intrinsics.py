@@ -13,6 +13,18 @@ GC_INTRINSIC_PREFIXES = (STATEPOINT, RELOCATE, RESULT)
 DEFAULT_STATEPOINT_ID = 2882400000
 
 
+def projection_attrs(llvm: int = 14) -> tuple:
+    """The function attributes LLVM ``llvm`` gives a ``gc.relocate`` or ``gc.result`` declaration it makes:
+    ``nounwind readnone`` in LLVM 14; in LLVM 19 (gctoy's rules for every release after 14)
+    ``memory(none)`` replaces ``readnone`` and the intrinsic table adds ``nocallback nofree nosync willreturn``."""
+    from .values import Attribute
+
+    if llvm < 15:
+        return (Attribute("nounwind"), Attribute("readnone"))
+    kinds = ("nocallback", "nofree", "nosync", "nounwind", "willreturn")
+    return (*(Attribute(k) for k in kinds), Attribute("memory", "none", style="paren"))
+
+
 def base_name(name: str | None) -> str | None:
     """``llvm.experimental.gc.relocate.p1i8`` -> ``llvm.experimental.gc.relocate`` (None if not ours)."""
     if name is None:

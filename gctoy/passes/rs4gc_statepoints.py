@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import instructions as I
-from ..ir.intrinsics import DEFAULT_STATEPOINT_ID
+from ..ir.intrinsics import DEFAULT_STATEPOINT_ID, projection_attrs
 from ..ir.module import Module, resolve_attrs
 from ..ir.statepoint import target_attrs
 from ..errors import GCToyError
@@ -243,7 +243,7 @@ class _Builder:
         """``gc.result``, named after the original call (which still holds its name, so uniqued)."""
         rname = f"llvm.experimental.gc.result.{mangle(call.type)}"
         rdecl = self.m.get_or_declare(
-            rname, FunctionType(call.type, (TOKEN,), False), fn_attrs=(Attribute("nounwind"), Attribute("readnone"))
+            rname, FunctionType(call.type, (TOKEN,), False), fn_attrs=projection_attrs(self.state.options.llvm)
         )
         result = I.Call(
             rdecl.ftype,
@@ -292,7 +292,7 @@ class _Builder:
             rdecl = self.m.get_or_declare(
                 f"llvm.experimental.gc.relocate.{mangle(rty)}",
                 FunctionType(rty, (TOKEN, I32, I32), False),
-                fn_attrs=(Attribute("nounwind"), Attribute("readnone")),
+                fn_attrs=projection_attrs(self.state.options.llvm),
             )
             if rdecl.args and not rdecl.args[1].attrs:
                 rdecl.args[1].attrs = rdecl.args[2].attrs = (Attribute("immarg"),)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from gctoy.ir import parse_module, print_module
 from gctoy.llvm_tools import run_opt
 from gctoy.passes import run
@@ -365,3 +367,37 @@ def test_the_old_value_of_a_pointer_exchange_is_a_base(llvm19):
     theirs, ours = both(llvm19, POINTER_EXCHANGE)
     assert '"gc-live"(ptr addrspace(1) %old)' in theirs
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
+# The declarations RS4GC adds for gc.result and gc.relocate carry each release's attributes
+# (compared as printed, before any opt re-reads them and fills in its intrinsic table)
+
+PROJECTIONS = """
+declare i8 addrspace(1)* @make(i8 addrspace(1)*)
+
+define i8 addrspace(1)* @pair(i8 addrspace(1)* %obj) gc "statepoint-example" {
+entry:
+  %new = call i8 addrspace(1)* @make(i8 addrspace(1)* %obj)
+  store i8 1, i8 addrspace(1)* %obj
+  ret i8 addrspace(1)* %new
+}
+"""
+
+
+def projection_attributes(text: str) -> dict[str, str]:
+    """gc.relocate/gc.result declaration -> the attribute group it names, as printed."""
+    groups = dict(re.findall(r"^attributes (#\d+) = \{ (.*) \}$", text, re.M))
+    found = re.findall(r"^declare .*@llvm\.experimental\.gc\.(relocate|result)\.\w+\(.*\) (#\d+)$", text, re.M)
+    return {kind: groups[group] for kind, group in found}
+
+
+def test_projection_declarations_carry_each_releases_attributes(llvm):
+    text = PROJECTIONS if llvm.version < 15 else print_module(parse_module(PROJECTIONS, "test.ll"), opaque=True)
+    theirs = run_opt(llvm.opt, ["-S", "-passes=rewrite-statepoints-for-gc"], text)
+    assert theirs.returncode == 0, theirs.stderr
+    m = parse_module(text, "test.ll")
+    run(m, "rewrite-statepoints-for-gc" if llvm.version == 14 else f"rewrite-statepoints-for-gc<llvm={llvm.version}>")
+    ours = projection_attributes(print_module(m, opaque=llvm.version >= 15))
+    assert set(ours) == {"relocate", "result"}
+    assert ours == projection_attributes(theirs.stdout)
