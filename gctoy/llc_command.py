@@ -56,6 +56,8 @@ def cmd_llc(argv: list[str]) -> int:
         from .passes import run
 
         run(module, "lower-gc-barriers")  # llc's gc-lowering: barriers become code, frame roots start null
+        if any(f.gc == "shadow-stack" for f in module.definitions()):
+            run(module, "shadow-stack-gc-lowering")  # llc runs it next, for gc "shadow-stack" functions
         compiled = compile_module(module, regalloc=args.regalloc, gc_registers=args.gc_registers)
         from .codegen.gcmap import emit_gcmaps
 

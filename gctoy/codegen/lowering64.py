@@ -323,9 +323,9 @@ class FunctionLowering(StackMapRecords, StackMapIntrinsics, WideLowering, FloatL
 
         strategy = strategy_of(self.fn)
         if strategy is None or not strategy.roots_in_frame:
+            gc = f'gc "{self.fn.gc}"' if self.fn.gc else "no gc strategy"
             raise CodegenError(
-                f"@llvm.gcroot in @{self.fn.name}: its gc strategy does not keep roots in the "
-                "frame (shadow-stack: run shadow-stack-gc-lowering first)"
+                f"@llvm.gcroot in @{self.fn.name}: its function has {gc}, which keeps no roots in the frame"
             )
         slot = strip_pointer_casts(inst.args[0])
         if not isinstance(slot, I.Alloca):

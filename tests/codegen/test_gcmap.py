@@ -240,7 +240,7 @@ entry:
   ret void
 }}
 '''
-    with pytest.raises(CodegenError, match="does not keep roots in the frame"):
+    with pytest.raises(CodegenError, match=f'has gc "{gc}", which keeps no roots in the frame'):
         compile_module(parse_module(src))
 
 

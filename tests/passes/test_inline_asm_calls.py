@@ -87,7 +87,7 @@ def test_gctoy_rs4gc_output_passes_llvm_verifier(llvm14, capsys, tmp_path):
 
 
 @pytest.mark.parametrize("target", ["x86-64", "x86-32"])
-def test_llc_refuses_inline_asm_at_its_line(capsys, tmp_path, target):
+def test_llc_refuses_inline_asm_in_a_gc_function_at_its_line(capsys, tmp_path, target):
     status, out, err = gctoy(capsys, tmp_path, ASM_CALLS, "llc", f"--target={target}")
     assert status == 1
     assert err.strip().endswith("in.ll:3:3: error: inline asm is not supported by gctoy llc")
