@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import os
 import sys
 from typing import NoReturn
@@ -245,8 +246,17 @@ def _silence_stdout() -> None:
         pass
 
 
+#: commands that build a whole module once and exit: Python's cycle collector is paused while they run.
+#: The IR is a graph of cycles (an instruction and its block, a value and its users) that stays alive to
+#: the end, so the collector's passes over it find almost nothing and cost about a fifth of the time.
+_BATCH_COMMANDS = frozenset({"opt", "llc"})
+
+
 def _run_command(name: str, cmd, argv: list[str]) -> int:
     """Run one command; write errors, a closed pipe and usage errors become exit statuses."""
+    paused = name in _BATCH_COMMANDS and gc.isenabled()
+    if paused:
+        gc.disable()
     try:
         status = cmd(argv)
         sys.stdout.flush()
@@ -267,6 +277,9 @@ def _run_command(name: str, cmd, argv: list[str]) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    finally:
+        if paused:
+            gc.enable()
 
 
 def main(argv: list[str] | None = None) -> int:

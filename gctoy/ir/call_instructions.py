@@ -93,6 +93,18 @@ class CallBase(Instruction):
                 self.bundles[k] = OperandBundle(b.tag, inputs)
         return n
 
+    def replace_operands(self, mapping: dict[int, tuple[Value, Value]]) -> None:
+        """Replace several operands at once, each bundle rebuilt once (a statepoint's gc-live list can be long)."""
+        if id(self.callee) in mapping:
+            self.callee = mapping[id(self.callee)][1]
+        args = self.args
+        for i, v in enumerate(args):
+            if id(v) in mapping:
+                args[i] = mapping[id(v)][1]
+        for k, b in enumerate(self.bundles):
+            if any(id(v) in mapping for v in b.inputs):  # a new bundle: another call may share this one
+                self.bundles[k] = OperandBundle(b.tag, [mapping[id(v)][1] if id(v) in mapping else v for v in b.inputs])
+
 
 class Call(CallBase):
     """``[tail] call [cc] T @f(args) [bundles]``."""
@@ -129,6 +141,12 @@ class Invoke(CallBase):
     @property
     def operands(self) -> list[Value]:
         return self._callish_operands() + [self.normal, self.unwind]
+
+    def replace_operands(self, mapping: dict[int, tuple[Value, Value]]) -> None:
+        super().replace_operands(mapping)
+        for dest in ("normal", "unwind"):
+            if id(getattr(self, dest)) in mapping:
+                setattr(self, dest, mapping[id(getattr(self, dest))][1])
 
     def replace_uses_of(self, old: Value, new: Value) -> int:
         n = self._callish_replace(old, new)

@@ -67,6 +67,12 @@ class Instruction(Value):
         """Replace operand ``old`` by ``new``; returns how many uses changed."""
         return 0
 
+    def replace_operands(self, mapping: dict[int, tuple[Value, Value]]) -> None:
+        """Replace several operands at once: ``{id(old): (old, new)}`` (one replace_uses_of per pair;
+        instructions with long operand lists do it in one pass)."""
+        for old, new in mapping.values():
+            self.replace_uses_of(old, new)
+
     @property
     def successors(self) -> list[BasicBlock]:
         """Successor blocks (terminators only)."""

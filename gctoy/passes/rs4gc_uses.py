@@ -69,13 +69,14 @@ def rewrite_uses(state: FunctionState) -> FunctionState:
             if inst.is_terminator:
                 new += end_loads.get(id(blk), [])
             if not isinstance(inst, I.Phi) and id(inst) not in copies:
-                done: set[int] = set()
+                loads: dict[int, tuple[Value, Value]] = {}
                 for op in inst.operands:
-                    if id(op) in slot and id(op) not in done:
-                        done.add(id(op))
+                    if id(op) in slot and id(op) not in loads:
                         ld = I.Load(op.type, slot[id(op)])
                         new.append(ld)
-                        inst.replace_uses_of(op, ld)
+                        loads[id(op)] = (op, ld)
+                if loads:
+                    inst.replace_operands(loads)
             new.append(inst)
             new += after.get(id(inst), [])
         for inst in new:

@@ -325,3 +325,29 @@ def test_console_script_matches_module(tmp_path: Path) -> None:
     a = subprocess.run([str(script), "opt", "-S", src], capture_output=True, text=True, cwd=tmp_path)
     b = gctoy_opt("-S", src, cwd=tmp_path)
     assert a.returncode == 0 and a.stdout == b.stdout
+
+
+@pytest.mark.parametrize("status_of_input", ["good", "bad"])
+def test_the_cycle_collector_pauses_for_opt_and_resumes(tmp_path: Path, monkeypatch, capsys, status_of_input: str) -> None:
+    """`gctoy opt` runs without Python's cycle collector (see cli._BATCH_COMMANDS) and turns it back on after,
+    also when the input is refused, so a caller of ``main`` in the same process keeps its collector."""
+    import gc
+
+    import gctoy.cli as cli
+
+    seen: list[bool] = []
+    real_parse = cli.parse_module
+
+    def parse(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real_parse(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "parse_module", parse)
+    src = tmp_path / "in.ll"
+    src.write_text("define void @f() {\n  ret void\n}\n" if status_of_input == "good" else "define void @f( {\n")
+    assert gc.isenabled()
+    status = cli.main(["opt", "-S", str(src)])
+    capsys.readouterr()
+    assert status == (0 if status_of_input == "good" else 1)
+    assert seen == [False]
+    assert gc.isenabled()

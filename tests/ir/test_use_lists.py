@@ -230,3 +230,29 @@ next:
     gone: BasicBlock = fn.blocks.pop()
     assert users_of(fn, fn.args[0]) == [] and uses_of(fn, fn.args[0]) == []
     assert gone.instructions[0].parent is gone
+
+
+@SETTINGS
+@given(modules(), st.randoms(use_true_random=False))
+def test_replace_operands_equals_one_replace_uses_of_per_pair(text, rnd):
+    """The batch replacement (RS4GC's use rewriting) leaves the module a replace_uses_of per pair leaves."""
+    from gctoy.ir import print_module
+
+    batch, single = parse_module(text), parse_module(text)
+    for fa, fb in zip(batch.functions, single.functions):
+        pool_a = [*fa.args, *fa.instructions()]
+        pool_b = [*fb.args, *fb.instructions()]
+        for ia, ib in zip(list(fa.instructions()), list(fb.instructions())):
+            mapping, pairs = {}, []
+            for k, op in enumerate(ia.operands):
+                if op in pool_a and id(op) not in mapping and rnd.random() < 0.6:
+                    same = [j for j, v in enumerate(pool_a) if v.type == op.type and v is not op]
+                    if same:
+                        j = rnd.choice(same)
+                        mapping[id(op)] = (op, pool_a[j])
+                        pairs.append((pool_b[pool_a.index(op)], pool_b[j]))
+            ia.replace_operands(mapping)
+            for old, new in pairs:
+                ib.replace_uses_of(old, new)
+    assert print_module(batch) == print_module(single)
+    check_invariants(batch)
