@@ -13,7 +13,7 @@ import os
 import sys
 from typing import NoReturn
 
-from .command_support import add_disable_verify, format_error, module_is_opaque
+from .command_support import add_disable_verify, follow_input_release, format_error, module_is_opaque
 from .errors import GCToyError
 from .fileio import OutputClosed, OutputError, write_output
 from .inputs import read_text_input
@@ -205,7 +205,7 @@ def cmd_opt(argv: list[str]) -> int:
             check_module(module)
         if args.statepoint_form:
             convert_statepoints(module, args.statepoint_form)
-        run(module, pipeline)
+        run(module, follow_input_release(pipeline, module))
         opaque = bool(args.opaque) if args.opaque is not None else module_is_opaque(module)
         out = print_module(module, opaque=opaque, comments=args.keep_comments)
     except GCToyError as e:

@@ -80,6 +80,28 @@ def module_is_opaque(module) -> bool:
     return uses_opaque_pointers(module)
 
 
+#: the passes whose rules differ between LLVM 14 and LLVM 19 (``<llvm=N>`` chooses)
+RELEASE_PASSES = ("rewrite-statepoints-for-gc", "place-safepoints")
+
+
+def follow_input_release(pipeline: str, module) -> str:
+    """Opaque-pointer input is IR of LLVM 15 or later: its ``rewrite-statepoints-for-gc`` and
+    ``place-safepoints`` follow LLVM 19's rules unless the pipeline names a release (``<llvm=14>``).
+    Typed input keeps LLVM 14's."""
+    from .passes import split_pass, split_top_level
+
+    if not module_is_opaque(module):
+        return pipeline
+    parts = []
+    for entry in split_top_level(pipeline):
+        name, opts = split_pass(entry)
+        given = [o.strip() for o in (opts or "").split(";") if o.strip()]
+        if name in RELEASE_PASSES and not any(o.startswith("llvm=") for o in given):
+            entry = f"{name}<{';'.join([*given, 'llvm=19'])}>"
+        parts.append(entry)
+    return ",".join(parts)
+
+
 def format_error(e: GCToyError, filename: str) -> str:
     """``file:line:col: error: message`` where the error knows its place, else ``file: error: message``."""
     if isinstance(e, (IRParseError, InputError)):
@@ -125,7 +147,8 @@ def driver_module(
     module = read_module(path, implicit, verify, entry, text)
     gc_functions = [f for f in module.definitions() if f.gc in STATEPOINT_STRATEGIES]
     if gc_functions and not any(statepoints(f) for f in gc_functions):
-        run(module, ("place-safepoints," if place_safepoints else "") + "rewrite-statepoints-for-gc")
+        pipeline = ("place-safepoints," if place_safepoints else "") + "rewrite-statepoints-for-gc"
+        run(module, follow_input_release(pipeline, module))
     return module
 
 

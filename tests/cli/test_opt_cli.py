@@ -351,3 +351,34 @@ def test_the_cycle_collector_pauses_for_opt_and_resumes(tmp_path: Path, monkeypa
     assert status == (0 if status_of_input == "good" else 1)
     assert seen == [False]
     assert gc.isenabled()
+
+
+OPAQUE_RS4GC = """declare ptr addrspace(1) @make(ptr addrspace(1))
+
+define ptr addrspace(1) @pair(ptr addrspace(1) %obj) gc "statepoint-example" {
+entry:
+  %new = call ptr addrspace(1) @make(ptr addrspace(1) %obj)
+  store i8 1, ptr addrspace(1) %obj
+  ret ptr addrspace(1) %new
+}
+"""
+
+
+def _without_comments(text: str) -> str:
+    return "\n".join(
+        line for line in text.splitlines() if not line.startswith(("; ModuleID", "source_filename", "; Function Attrs"))
+    ).strip()
+
+
+def test_opaque_input_follows_llvm19_unless_a_release_is_named(tmp_path: Path, llvm19: LLVMTools) -> None:
+    src = tmp_path / "in.ll"
+    src.write_text(OPAQUE_RS4GC)
+    theirs = run_opt(llvm19.opt, ["-S", "-passes=rewrite-statepoints-for-gc"], OPAQUE_RS4GC)
+    assert theirs.returncode == 0, theirs.stderr
+    ours = gctoy_opt("-S", "-passes=rewrite-statepoints-for-gc", "in.ll", cwd=tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    assert _without_comments(ours.stdout) == _without_comments(theirs.stdout)
+    assert "memory(none)" in ours.stdout
+    as14 = gctoy_opt("-S", "-passes=rewrite-statepoints-for-gc<llvm=14>", "in.ll", cwd=tmp_path)
+    assert as14.returncode == 0, as14.stderr
+    assert "memory(none)" not in as14.stdout and "nounwind readnone" in as14.stdout
