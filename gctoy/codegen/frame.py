@@ -280,6 +280,12 @@ def refuse_inline_asm(inst: I.Instruction) -> None:
         raise located(CodegenError("inline asm is not supported by gctoy llc"), inst)
 
 
+def refuse_read_modify_write(inst: I.Instruction, target: str) -> None:
+    """``cmpxchg`` and ``atomicrmw`` are parsed and printed, but gctoy's code generators do not lower them."""
+    if isinstance(inst, (I.CmpXchg, I.AtomicRMW)):
+        raise located(CodegenError(f"'{inst.opcode}' is not supported by the {target} code generator"), inst)
+
+
 def is_spilled_deopt(v: Value) -> bool:
     """Whether a statepoint spills a deopt value to a frame slot: the address of a function or a global
     (llc-14 records such values as Indirect spill slots, since they are not immediate constants)."""
@@ -329,6 +335,7 @@ class Frame:
         constants: list[Value] = []
         for inst in function.instructions():
             refuse_inline_asm(inst)
+            refuse_read_modify_write(inst, "x86-64")
             if isinstance(inst, I.CallBase):
                 max_args = max(max_args, outgoing_args(inst))
                 if is_statepoint_name(inst.callee_name or ""):

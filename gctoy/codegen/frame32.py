@@ -74,7 +74,15 @@ from ..ir.types import (
     is_gc_pointer,
 )
 from ..ir.values import Argument, Function, Value
-from .frame import CodegenError, align_of, field_offset, refuse_inline_asm, size_of, value_width
+from .frame import (
+    CodegenError,
+    align_of,
+    field_offset,
+    refuse_inline_asm,
+    refuse_read_modify_write,
+    size_of,
+    value_width,
+)
 from .limits import alloca_elements, check_frame_size, check_gc_alloca_fields
 
 SLOT_SIZE = 8
@@ -195,6 +203,7 @@ class Frame32:
         homed: list[Value] = [a for a in function.args if id(a) in self.homes]
         for inst in function.instructions():
             refuse_inline_asm(inst)
+            refuse_read_modify_write(inst, "x86-32")
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
             elif has_slot(inst):

@@ -41,6 +41,7 @@ from .frame import (
     located,
     outgoing_args,
     refuse_inline_asm,
+    refuse_read_modify_write,
     size_of,
     spilled_deopt_values,
     sub_rsp_bytes,
@@ -92,6 +93,8 @@ class RegisterFrame:
         max_args = max_spills = 0
         calls = False
         allocas: list[I.Alloca] = []
+        for inst in function.instructions():
+            refuse_read_modify_write(inst, "x86-64")
         refuse_wide_values(function)
         for inst in function.instructions():
             refuse_inline_asm(inst)

@@ -347,11 +347,13 @@ class RegisterLowering(FunctionLowering):
         value = self.register_of(inst.value)
         n = int_constant(inst.value) if value is None else None
         imm = None if n is None else signed(unsigned(n, width(inst.value.type)), 64)
-        if value is None and (imm is None or not _fits_imm32(imm)):
+        seq_cst = inst.ordering == "seq_cst"  # an xchg, which also overwrites its register
+        if seq_cst or (value is None and (imm is None or not _fits_imm32(imm))):
             self.load("rax", inst.value)
             value = "rax"
         at = self.address(inst.pointer)
-        self.emit(f"mov {PTR_WORD[size]} ptr [{at}], {imm if value is None else SUBREGS[value][size]}")
+        op = "xchg" if seq_cst else "mov"
+        self.emit(f"{op} {PTR_WORD[size]} ptr [{at}], {imm if value is None else SUBREGS[value][size]}")
 
     def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
         constant, terms = gep_terms(inst)

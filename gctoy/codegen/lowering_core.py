@@ -380,15 +380,26 @@ class LoweringCore(Generic[R]):
         self.result(inst)
 
     def lower_Store(self, inst: I.Store) -> None:
-        """Operand A to memory, a word (or the part the type has) at a time."""
+        """Operand A to memory, a word (or the part the type has) at a time.
+
+        An atomic store is one ``mov`` (x86 keeps stores in order); a ``seq_cst`` one is an ``xchg``,
+        whose implied lock also orders it before later loads."""
         size = self.access_size(inst.value.type)
+        if inst.ordering is not None and size > self.target.word:  # several moves would tear it
+            raise self.unsupported(f"an atomic store of {inst.value.type}")
         self.load(self.target.first, inst.value)
         base = self.address_register(inst.pointer)
         regs = words(self.target.first)
         chunk = min(size, self.target.word)
+        op = "xchg" if inst.ordering == "seq_cst" else "mov"
         for k in range(size // chunk):
             at = f"{base} + {k * chunk}" if k else base
-            self.emit(f"mov {PTR_WORD[chunk]} ptr [{at}], {self.sub(regs[k], chunk)}")
+            self.emit(f"{op} {PTR_WORD[chunk]} ptr [{at}], {self.sub(regs[k], chunk)}")
+
+    def lower_Fence(self, inst: I.Fence) -> None:
+        """A system-wide ``seq_cst`` fence is an ``mfence``; x86 already keeps every weaker order."""
+        if inst.ordering == "seq_cst" and inst.syncscope is None:
+            self.emit("mfence")
 
     def lower_GetElementPtr(self, inst: I.GetElementPtr) -> None:
         """The base, plus each index sign-extended and scaled, plus the constant offset."""

@@ -260,6 +260,8 @@ class WideLowering:
         self.copy_bytes(self.wide_address(inst), "rcx", size_of(inst.type))
 
     def _wide_store(self, inst: I.Store) -> None:
+        if inst.ordering is not None:  # a byte copy would tear it
+            raise CodegenError(f"an atomic store of {inst.value.type} is not supported by the x86-64 code generator")
         self.load("rcx", inst.pointer)
         self.copy_bytes("rcx", self.wide_address(inst.value), size_of(inst.value.type), "rdx")
 

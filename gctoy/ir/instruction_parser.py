@@ -13,7 +13,7 @@ from .layout import data_layout, layout_known
 from .call_parser import CallParser
 from .types import VOID, FloatType, IntType, PointerType, Type, VectorType
 from .values import BasicBlock, ConstantInt, Value
-from .atomic_parser import inst_atomicrmw
+from .atomic_parser import atomic_store, inst_atomicrmw, inst_cmpxchg, inst_fence
 from .vector_instruction_parser import gep_pointer_type, inst_extractelement, inst_insertelement, inst_shufflevector
 
 #: the orderings an atomic load may have
@@ -137,7 +137,9 @@ class InstructionParser(CallParser):
 
     def inst_store(self) -> I.Instruction:
         self.next()
+        atomic = self.accept("atomic")
         volatile = self.accept("volatile")
+        val_at = self.peek()[2]
         v = self.typed_value()
         self.expect(",")
         tok = self.peek()
@@ -146,6 +148,8 @@ class InstructionParser(CallParser):
         assert isinstance(pty, PointerType)  # checked by pointer_operand
         if pty.pointee is not None and pty.pointee != v.type:
             raise self.err("stored value and pointer type do not match", tok[2])
+        if atomic:
+            return atomic_store(self, v, p, volatile, val_at)
         return I.Store(v, p, self.align_suffix(v.type), volatile)
 
     def inst_gep(self) -> I.Instruction:
@@ -401,6 +405,8 @@ _HANDLERS = {
     "alloca": InstructionParser.inst_alloca,
     "load": InstructionParser.inst_load,
     "atomicrmw": inst_atomicrmw,
+    "cmpxchg": inst_cmpxchg,
+    "fence": inst_fence,
     "store": InstructionParser.inst_store,
     "getelementptr": InstructionParser.inst_gep,
     "icmp": InstructionParser.inst_icmp,

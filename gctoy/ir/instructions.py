@@ -122,15 +122,28 @@ class Load(SimpleInstruction):
 
 
 class Store(SimpleInstruction):
-    """``store [volatile] T %v, T* %p[, align A]``."""
+    """``store [atomic] [volatile] T %v, T* %p[ [syncscope("S")] ORDERING][, align A]``."""
 
     opcode = "store"
 
-    def __init__(self, value: Value, pointer: Value, align: int | None = None, volatile: bool = False):
+    def __init__(
+        self,
+        value: Value,
+        pointer: Value,
+        align: int | None = None,
+        volatile: bool = False,
+        *,
+        ordering: str | None = None,
+        syncscope: str | None = None,
+    ):
         super().__init__(VOID, None)
         self.ops = [value, pointer]
         self.align = align
         self.volatile = volatile
+        #: an atomic store's ordering (``unordered``, ``monotonic``, ``release``, ``seq_cst``), else None
+        self.ordering = ordering
+        #: an atomic store's ``syncscope("...")`` name, None for the whole system
+        self.syncscope = syncscope
 
     @property
     def value(self) -> Value:
@@ -550,3 +563,4 @@ def int_width(ty: Type) -> int | None:
 
 from .vector_instructions import ExtractElement, InsertElement, ShuffleVector  # noqa: E402,F401  (re-exported)
 from .call_instructions import Call, CallBase, Invoke, OperandBundle  # noqa: E402,F401  (re-exported)
+from .atomic_instructions import CmpXchg, Fence  # noqa: E402,F401  (re-exported)

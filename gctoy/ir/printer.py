@@ -402,8 +402,9 @@ class _Printer:
         if isinstance(x, (I.Load, I.AtomicRMW)):
             return self.load(x) if isinstance(x, I.Load) else self.atomicrmw(x)
         if isinstance(x, I.Store):
-            v = "volatile " if x.volatile else ""
-            return f"store {v}{self.typed(x.value)}, {self.typed(x.pointer)}" + self.align(x.align, x.value.type)
+            return self.store(x)
+        if isinstance(x, (I.CmpXchg, I.Fence)):
+            return self.cmpxchg(x) if isinstance(x, I.CmpXchg) else f"fence{_scope(x.syncscope)} {x.ordering}"
         if isinstance(x, I.GetElementPtr):
             ib = "inbounds " if x.inbounds else ""
             ops = ", ".join(self.typed(o) for o in x.ops)
@@ -479,6 +480,20 @@ class _Printer:
         head = f"load atomic {v}{self.t(x.type)}, {self.typed(x.pointer)}{scope} {x.ordering}"
         return head + self.align(x.align, x.type)
 
+    def store(self, x: I.Store) -> str:
+        """``store [atomic] [volatile] T V, ptr P[ [syncscope("S")] ORDERING], align A``."""
+        v = "volatile " if x.volatile else ""
+        a = "atomic " if x.ordering is not None else ""
+        order = f"{_scope(x.syncscope)} {x.ordering}" if x.ordering is not None else ""
+        head = f"store {a}{v}{self.typed(x.value)}, {self.typed(x.pointer)}{order}"
+        return head + self.align(x.align, x.value.type)
+
+    def cmpxchg(self, x: I.CmpXchg) -> str:
+        """``cmpxchg [weak] [volatile] ptr P, T C, T N[ syncscope("S")] SUCCESS FAILURE, align A``."""
+        flags = ("weak " if x.weak else "") + ("volatile " if x.volatile else "")
+        ops = ", ".join(self.typed(o) for o in x.ops)
+        return f"cmpxchg {flags}{ops}{_scope(x.syncscope)} {x.success} {x.failure}, align {x.align}"
+
     def atomicrmw(self, x: I.AtomicRMW) -> str:
         """``atomicrmw [volatile] OP ptr P, T V[ syncscope("S")] ORDERING, align A``."""
         v = "volatile " if x.volatile else ""
@@ -535,6 +550,11 @@ class _Printer:
         if isinstance(x, I.Invoke):
             text += f"\n          to label {self.local(x.normal)} unwind label {self.local(x.unwind)}"
         return text
+
+
+def _scope(name: str | None) -> str:
+    """An atomic instruction's `` syncscope("S")`` clause, empty for the whole system."""
+    return f' syncscope("{name}")' if name is not None else ""
 
 
 def _is_callee_slot(call: I.CallBase, k: int) -> bool:

@@ -370,6 +370,43 @@ def test_the_old_value_of_a_pointer_exchange_is_a_base(llvm19):
 
 
 # ---------------------------------------------------------------------------
+# The pointer a ``cmpxchg`` found (field 0 of its ``{ ptr, i1 }`` result) is a base of its own; an
+# atomic store after the statepoint writes the rematerialized derived pointer to the relocated slot.
+# The pair itself is an aggregate, which RS4GC (14 and 19 alike) never relocates.
+
+COMPARE_EXCHANGE = """
+declare void @poll()
+
+define i8 addrspace(1)* @publish(i8 addrspace(1)* addrspace(1)* %slot, i8 addrspace(1)* %old, i8 addrspace(1)* %new) gc "statepoint-example" {
+entry:
+  %pair = cmpxchg i8 addrspace(1)* addrspace(1)* %slot, i8 addrspace(1)* %old, i8 addrspace(1)* %new seq_cst monotonic
+  %seen = extractvalue { i8 addrspace(1)*, i1 } %pair, 0
+  %ok = extractvalue { i8 addrspace(1)*, i1 } %pair, 1
+  %in = getelementptr i8, i8 addrspace(1)* %seen, i64 16
+  call void @poll() [ "deopt"() ]
+  store atomic i8 addrspace(1)* %in, i8 addrspace(1)* addrspace(1)* %slot release, align 8
+  fence seq_cst
+  %r = select i1 %ok, i8 addrspace(1)* %new, i8 addrspace(1)* %in
+  ret i8 addrspace(1)* %r
+}
+
+define i8 addrspace(1)* @late(i8 addrspace(1)* addrspace(1)* %slot, i8 addrspace(1)* %old, i8 addrspace(1)* %new) gc "statepoint-example" {
+entry:
+  %pair = cmpxchg weak i8 addrspace(1)* addrspace(1)* %slot, i8 addrspace(1)* %old, i8 addrspace(1)* %new acq_rel acquire
+  call void @poll() [ "deopt"() ]
+  %seen = extractvalue { i8 addrspace(1)*, i1 } %pair, 0
+  ret i8 addrspace(1)* %seen
+}
+"""
+
+
+def test_the_pointer_a_compare_exchange_found_is_a_base(llvm):
+    theirs, ours = both(llvm, COMPARE_EXCHANGE)
+    assert "%seen.relocated, i64 16" in theirs and "store atomic " in theirs
+    assert ours == theirs
+
+
+# ---------------------------------------------------------------------------
 # The declarations RS4GC adds for gc.result and gc.relocate carry each release's attributes
 # (compared as printed, before any opt re-reads them and fills in its intrinsic table)
 
