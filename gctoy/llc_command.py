@@ -62,11 +62,16 @@ def cmd_llc(argv: list[str]) -> int:
         from .codegen.gcmap import emit_gcmaps
 
         gcmaps = emit_gcmaps(compiled)
+        from .codegen.frametables import emit_frametables
+
+        frametables = emit_frametables(compiled, "<stdin>" if args.input == "-" else args.input, gcmaps.image)
     except (OSError, GCToyError) as e:
         return report_failure(e, args.input)
-    parts = code_parts(compiled)
+    parts = ([frametables.text_before.rstrip()] if frametables.text_before else []) + code_parts(compiled)
     if gcmaps.text:
         parts += ["", "\t.data", "# GC metadata: the seed's compact __gcmap_<function> tables", gcmaps.text.rstrip()]
+    if frametables.text_after:
+        parts += ["", "# GC metadata: OCaml's frametable, Erlang's .note.gc", frametables.text_after.rstrip()]
     if compiled.stackmap.records:
         from .stackmap import emit
 

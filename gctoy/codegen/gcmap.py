@@ -65,8 +65,9 @@ from .x86_64 import CompiledFunction, CompiledModule
 ADDRESS_SIZE = 4
 #: Alignment of each table (the seed: 8 on a 64-bit target).
 TABLE_ALIGN = 8
-#: Strategies whose ``UsesMetadata`` tables gctoy knows how to print.
-PRINTERS = frozenset({"gctoy-gcmap"})
+#: Strategies whose ``UsesMetadata`` tables gctoy knows how to print: the seed's ``__gcmap_`` tables
+#: here, OCaml's frametable and Erlang's ``.note.gc`` in frametables.py.
+PRINTERS = frozenset({"gctoy-gcmap", "ocaml", "erlang"})
 _JUMPS = frozenset(
     {
         "jmp",
@@ -314,7 +315,7 @@ def build_gcmap(compiled: CompiledModule, fn: CompiledFunction) -> GCMap:
 
 
 def module_gcmaps(compiled: CompiledModule) -> list[GCMap]:
-    """A table for every function whose strategy uses metadata (an error if gctoy has no printer for it)."""
+    """A ``__gcmap_`` table for every ``gctoy-gcmap`` function (an error for a metadata strategy without a printer)."""
     out = []
     for fn in compiled.functions:
         strategy = strategy_of(fn.frame.function)
@@ -325,7 +326,8 @@ def module_gcmaps(compiled: CompiledModule) -> list[GCMap]:
                 f'@{fn.name}: no GC metadata printer for gc "{strategy.name}" '
                 f"(gctoy prints: {', '.join(sorted(PRINTERS))})"
             )
-        out.append(build_gcmap(compiled, fn))
+        if strategy.name == "gctoy-gcmap":
+            out.append(build_gcmap(compiled, fn))
     return out
 
 
