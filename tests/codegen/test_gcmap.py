@@ -28,7 +28,7 @@ from gctoy.errors import DecodeError
 from gctoy.ir import parse_module
 from gctoy.passes import run
 from gctoy.runtime.heap import Heap
-from gctoy.strategy import ALL_POINT_KINDS, PointKind
+from gctoy.strategy import ALL_POINT_KINDS, GCStrategy, PointKind, register_strategy, unregister_strategy
 
 DECLS = """declare void @llvm.gcroot(i8**, i8*)
 declare void @print_i64(i64)
@@ -224,11 +224,24 @@ def test_printed_text_assembles_to_the_table_bytes(loops):
     assert "stack frame size (in words)" in out.text and "bytes from rsp" in out.text
 
 
-@pytest.mark.parametrize("gc", ["erlang", "ocaml"])
-def test_metadata_strategy_without_printer_is_an_error(gc):
-    src = OCAMLISH.replace('"ocaml"', f'"{gc}"')
-    with pytest.raises(GCMapError, match=f'no GC metadata printer for gc "{gc}"'):
+@pytest.fixture
+def printerless():
+    """A registered strategy that asks for metadata gctoy has no printer for."""
+    register_strategy(GCStrategy("toy-printerless", needed_safe_points={PointKind.POST_CALL}, uses_metadata=True))
+    yield "toy-printerless"
+    unregister_strategy("toy-printerless")
+
+
+def test_metadata_strategy_without_printer_is_an_error(printerless):
+    src = OCAMLISH.replace('"ocaml"', f'"{printerless}"')
+    with pytest.raises(GCMapError, match=f'no GC metadata printer for gc "{printerless}"'):
         emit_gcmaps(compile_module(parse_module(src)))
+
+
+@pytest.mark.parametrize("gc", ["erlang", "ocaml"])
+def test_ocaml_and_erlang_functions_get_no_gcmap_table(gc):
+    out = emit_gcmaps(compile_module(parse_module(OCAMLISH.replace('"ocaml"', f'"{gc}"'))))
+    assert out.maps == () and out.text == ""
 
 
 @pytest.mark.parametrize("gc", ["shadow-stack", "statepoint-example"])
@@ -370,14 +383,14 @@ def test_a_stack_walk_driven_by_the_tables_finds_every_root():
     assert seen[2] == [("inner", [y]), ("main", [x, y])]
 
 
-def test_llc_prints_the_tables(tmp_path, capsys):
+def test_llc_prints_the_tables(tmp_path, capsys, printerless):
     path = tmp_path / "walk.ll"
     path.write_text(WALK)
     assert gctoy_main(["llc", str(path)]) == 0
     text = capsys.readouterr().out
     assert re.search(r"^__gcmap_main:\n\s+\.long 9  # safe point count", text, re.M)
     assert "__gcmap_inner:" in text
-    bad = tmp_path / "ocaml.ll"
-    bad.write_text('define void @f() gc "ocaml" {\nentry:\n  ret void\n}\n')
+    bad = tmp_path / "printerless.ll"
+    bad.write_text(f'define void @f() gc "{printerless}" {{\nentry:\n  ret void\n}}\n')
     assert gctoy_main(["llc", str(bad)]) == 1
     assert "no GC metadata printer" in capsys.readouterr().err
