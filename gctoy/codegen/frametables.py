@@ -276,7 +276,7 @@ def _ocaml_text(compiled: CompiledModule, module_id: str, descriptors: tuple[Fra
 def _erlang_text(compiled: CompiledModule, tables: tuple[ErlangTable, ...]) -> list[str]:
     lines = [f'\t.section\t{ERLANG_SECTION},"",@progbits']
     for t in tables:
-        lines += ["\t.p2align\t3", f"# {t.function}", f"\t.short\t{len(t.safe_points)}  # safe point count"]
+        lines += ["\t.p2align\t3", f"\t.short\t{len(t.safe_points)}  # safe point count ({t.function})"]
         lines += [f"\t.long\t{a:#x}  # safe point address ({_where(compiled, a)})" for a in t.safe_points]
         lines.append(f"\t.short\t{t.frame_size_words}  # stack frame size (in words)")
         lines.append(f"\t.short\t{t.stack_arity}  # stack arity")
