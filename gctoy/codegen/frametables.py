@@ -44,6 +44,8 @@ import struct
 from dataclasses import dataclass
 
 from ..emu import DATA_BASE, Image
+from ..errors import VerifyError
+from ..ir.statepoint import source_location
 from ..strategy import strategy_of
 from .frame import ARG_REGISTERS, SLOT_SIZE
 from .gcmap import GCMapError, safe_points
@@ -54,6 +56,10 @@ FRAMETABLE_PRINTERS = ("ocaml", "erlang")
 #: The section Erlang's tables go to.
 ERLANG_SECTION = ".note.gc"
 _U16 = 1 << 16
+
+
+class LocatedGCMapError(GCMapError, VerifyError):
+    """A GCMapError at the ``file:line:col`` of the function's first instruction."""
 
 
 @dataclass(frozen=True)
@@ -115,9 +121,12 @@ def _functions(compiled: CompiledModule, gc: str) -> list[CompiledFunction]:
     return out
 
 
-def _u16(value: int, what: str, fn: str) -> int:
+def _u16(value: int, what: str, fn: CompiledFunction) -> int:
     if not 0 <= value < _U16:
-        raise GCMapError(f"@{fn}: {what} {value} does not fit the 16 bits of the table")
+        message = f"@{fn.name}: {what} {value} does not fit the 16 bits of the table"
+        first = next((i for b in fn.frame.function.blocks for i in b.instructions), None)
+        where = source_location(first) if first is not None else None
+        raise LocatedGCMapError(message, where) if where else GCMapError(message)
     return value
 
 
@@ -125,9 +134,9 @@ def ocaml_descriptors(compiled: CompiledModule) -> list[FrameDescriptor]:
     """The frametable's descriptors: one per safe point of every ocaml function, in module order."""
     out = []
     for fn in _functions(compiled, "ocaml"):
-        size = _u16(fn.frame.stack_size, "frame size", fn.name)
-        _u16(len(fn.gc_roots), "live root count", fn.name)
-        offsets = tuple(_u16(off, "root stack offset", fn.name) for off, _ in fn.gc_roots)
+        size = _u16(fn.frame.stack_size, "frame size", fn)
+        _u16(len(fn.gc_roots), "live root count", fn)
+        offsets = tuple(_u16(off, "root stack offset", fn) for off, _ in fn.gc_roots)
         for point in safe_points(compiled, fn.name):
             out.append(FrameDescriptor(fn.name, point.address, size, offsets))
     if len(out) >= _U16:
@@ -147,19 +156,18 @@ def erlang_tables(compiled: CompiledModule) -> list[ErlangTable]:
         for off, _ in fn.gc_roots:
             if off % SLOT_SIZE:
                 raise GCMapError(f"@{fn.name}: root stack offset {off} is not a whole number of words")
-            indexes.append(_u16(off // SLOT_SIZE, "root stack index", fn.name))
+            indexes.append(_u16(off // SLOT_SIZE, "root stack index", fn))
         out.append(
             ErlangTable(
                 fn.name,
                 points,
-                _u16(fn.frame.stack_size // SLOT_SIZE, "frame size (words)", fn.name),
+                _u16(fn.frame.stack_size // SLOT_SIZE, "frame size (words)", fn),
                 max(0, len(fn.frame.function.args) - len(ARG_REGISTERS)),
                 tuple(indexes),
             )
         )
-    for t in out:
-        _u16(len(t.safe_points), "safe point count", t.function)
-        _u16(len(t.live_indexes), "live root count", t.function)
+        _u16(len(points), "safe point count", fn)
+        _u16(len(indexes), "live root count", fn)
     return out
 
 
@@ -291,6 +299,7 @@ __all__ = [
     "ErlangTable",
     "FrameDescriptor",
     "FrametableOutput",
+    "LocatedGCMapError",
     "asm_symbol",
     "caml_symbol",
     "emit_frametables",
