@@ -34,7 +34,9 @@ A section of its own, one table per erlang function, each 8-byte aligned::
     u16   LiveCount
     u16   LiveOffsets[LiveCount]        (words from rsp: offset / 8)
 
-The values are gctoy's own (its frames differ from llc's); llc stops at fields that do not fit
+The values are gctoy's own (its frames differ from llc's). So are the safe points: llc turns a
+``tail call`` in tail position into a jump, which leaves no return address and is no safe point;
+gctoy lowers every call as a ``call``, whose return address is one. llc stops at fields that do not fit
 16 bits (OCaml) or truncates them (Erlang), gctoy refuses both with a :class:`GCMapError`.
 """
 

@@ -19,7 +19,9 @@ from gctoy.ir import parse_module
 from gctoy.passes import run
 from gctoy.runtime.heap import Heap
 
-PROG = """declare void @llvm.gcroot(ptr, ptr)
+PROG = """@counter = global i64 5
+
+declare void @llvm.gcroot(ptr, ptr)
 declare ptr @gc_alloc(i64, i64)
 declare void @probe(i64)
 
@@ -257,12 +259,14 @@ def test_ocaml_image_data_is_laid_out_like_llc19s_object(llvm19, tmp_path):
     theirs, end = decode_frametable(data, syms["camlProg__frametable"])
     assert end == len(data) and syms["camlProg__frametable"] == syms["camlProg__data_end"] + 8
     assert syms["camlProg__code_end"] == elf.get_section_by_name(".text").data_size
+    assert syms["camlProg__data_begin"] <= syms["counter"] < syms["camlProg__data_end"]
     compiled, out = compiled_with_tables(prog("ocaml"))
     image = out.image
     at = image.address_of("camlProg__frametable") - DATA_BASE
     ours, end = decode_frametable(image.data, at)
     assert end == len(image.data)
     assert image.data[at - 8 : at] == bytes(8) and image.address_of("camlProg__data_end") == DATA_BASE + at - 8
+    assert image.address_of("camlProg__data_begin") <= image.address_of("counter") < DATA_BASE + at - 8
     assert image.address_of("camlProg__data_begin") == DATA_BASE
     assert image.address_of("camlProg__code_begin") == image.code_base
     assert image.address_of("camlProg__code_end") == image.code_base + len(image.code)
@@ -384,3 +388,21 @@ entry:
     assert "big.ll:6:8: error: @big: frame size" in err and "16 bits" in err and "Traceback" not in err
     with pytest.raises(GCMapError):
         compiled_with_tables(text)
+
+
+def test_a_tail_call_gctoy_lowers_as_a_call_is_a_safe_point(llvm19, tmp_path, monkeypatch, capsys):
+    text = """declare i64 @foo(i64)
+
+define i64 @f(i64 %x) gc "ocaml" {
+entry:
+  %r = tail call i64 @foo(i64 %x)
+  ret i64 %r
+}
+"""
+    stop = (".section", ".text")
+    theirs = llc19(llvm19, text, tmp_path)
+    assert "jmp\tfoo@PLT" in theirs and frametable_of(directives(theirs, "camlProg__frametable:", stop)) == []
+    ours = gctoy_llc(text, tmp_path, monkeypatch, capsys)
+    compiled, _ = compiled_with_tables(text)
+    rows = frametable_of(directives(ours, "camlProg__frametable:", stop))
+    assert [int(a, 0) for _, a, _, _ in rows] == return_addresses(compiled, "f") != []
