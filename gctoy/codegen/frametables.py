@@ -38,6 +38,11 @@ The values are gctoy's own (its frames differ from llc's). So are the safe point
 ``tail call`` in tail position into a jump, which leaves no return address and is no safe point;
 gctoy lowers every call as a ``call``, whose return address is one. llc stops at fields that do not fit
 16 bits (OCaml) or truncates them (Erlang), gctoy refuses both with a :class:`GCMapError`.
+
+In gctoy's image the ``caml`` labels are symbols, the frametable follows the data (``__data_begin``
+is the start of the data, ``__data_end`` its end), and ``.note.gc`` is a named section. The
+assembly text writes each safe point as its address in that image, where llc writes a ``.Ltmp``
+label placed after the call.
 """
 
 from __future__ import annotations
@@ -53,8 +58,6 @@ from .frame import ARG_REGISTERS, SLOT_SIZE
 from .gcmap import GCMapError, safe_points
 from .x86_64 import CompiledFunction, CompiledModule
 
-#: The strategies this module prints, as LLVM registers their printers.
-FRAMETABLE_PRINTERS = ("ocaml", "erlang")
 #: The section Erlang's tables go to.
 ERLANG_SECTION = ".note.gc"
 _U16 = 1 << 16
@@ -297,7 +300,6 @@ def _erlang_text(compiled: CompiledModule, tables: tuple[ErlangTable, ...]) -> l
 
 __all__ = [
     "ERLANG_SECTION",
-    "FRAMETABLE_PRINTERS",
     "ErlangTable",
     "FrameDescriptor",
     "FrametableOutput",
