@@ -297,7 +297,7 @@ def spilled_deopt_values(sp: Statepoint) -> list[Value]:
     return [v for v in sp.deopt_args if is_spilled_deopt(v)]
 
 
-def _has_slot_at(value: Argument | I.Instruction) -> bool:
+def _has_slot_at(value: Value) -> bool:
     with locating(value):
         return has_slot(value)
 

@@ -11,6 +11,11 @@ unlike a statepoint's record):
   NOPs. With ``anyregcc`` the arguments are not passed in the C registers: the record lists
   the result's register (rax) and every argument's location before the live values, and the
   callee finds them there.
+
+A recorded operand that is the address of a global or a function (under casts, or a constant GEP
+of one) is no immediate for llc: it builds the address in a register before the site and records
+a Register location (never a spill slot, unlike a statepoint's deopt value). gctoy does the same,
+one free register per distinct address.
 """
 
 from __future__ import annotations
@@ -154,7 +159,7 @@ class StackMapIntrinsics:
         runs out of registers when a site has too many of them; so does gctoy, at fewer)."""
         addresses: dict[tuple[int, int], Value] = {}
         for v in values:
-            if is_spilled_deopt(v):
+            if is_spilled_deopt(v):  # an address: what a statepoint would spill as a deopt value
                 base, offset = constant_address(v)
                 addresses.setdefault((id(base), offset), v)
         if not addresses:
