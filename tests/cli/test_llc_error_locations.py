@@ -1,6 +1,6 @@
 """`gctoy llc` names the line and column of what it cannot lower: an argument, an alloca or a phi of an
-unsupported type, a global it cannot lay out, a function whose GC strategy has no metadata printer
-(its ``define``), a name that clashes with one of the code generator's labels."""
+unsupported type, a global it cannot lay out, a function whose GC strategy is unknown or has no
+metadata printer (its ``define``), a name that clashes with one of the code generator's labels."""
 
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ CASES = {
     "name of a code label": (
         'define i64 @f() {\n  ret i64 0\n}\n@"f.bb0" = global i64 0\n', 4, 1,
         "@f.bb0 has the name of a label gctoy makes for the code; rename it", []),
+    "unknown GC strategy": (
+        "declare void @g()\ndefine void @f() gc \"no-such-gc\" {\n  call void @g()\n  ret void\n}\n", 2, 1,
+        'unsupported GC: "no-such-gc" (known strategies: coreclr, erlang, gctoy-cardmark, gctoy-gcmap, '
+        "gctoy-readbarrier, ocaml, shadow-stack, statepoint-example)", ["--target x86-32"]),
     "x86-32: fp128 argument": (
         "define void @f(fp128 %x) {\n  ret void\n}\n", 1, 16,
         "values of type fp128 are not supported by the x86-32 code generator", None),
@@ -68,7 +72,7 @@ def _runs():
             continue
         yield pytest.param(name, (), id=name)
         for option in extra:
-            yield pytest.param(name, (option,), id=f"{name} {option}")
+            yield pytest.param(name, tuple(option.split()), id=f"{name} {option}")
 
 
 def gctoy(*args: str) -> subprocess.CompletedProcess[str]:
