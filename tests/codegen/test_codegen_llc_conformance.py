@@ -1,6 +1,7 @@
 """`gctoy llc` on statepoint inputs that llc-14 compiles: the same records, locations and GC roots as llc-14
 (floating-point values, address-valued deopt operands, inttoptr callees, llvm.assume, GC-transition operands,
-duplicate and constant gc.relocates), and the programs still run right under a moving collector."""
+duplicate and constant gc.relocates; stackmap and patchpoint operands that are global or function addresses, also
+against llc-19), and the programs still run right under a moving collector."""
 
 from __future__ import annotations
 
