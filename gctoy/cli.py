@@ -152,6 +152,17 @@ def _with_pass_options(pipeline: str, flags: LLVMFlags, args) -> str:
     return ",".join(parts)
 
 
+def _after_input_check(pipeline: str) -> str:
+    """The pipeline without its leading plain ``verify`` passes: they would check the module the input
+    check has just passed, unchanged (``-passes=verify`` then costs one verification, not two)."""
+    from .passes import split_top_level
+
+    entries = [e.strip() for e in split_top_level(pipeline)]
+    while entries and entries[0] == "verify":
+        entries.pop(0)
+    return ",".join(entries)
+
+
 def _pipeline(args, flags: LLVMFlags) -> str:
     """``-passes=`` or the legacy pass flags (not both, as LLVM's opt says), else ``verify``."""
     if flags.legacy_passes and args.passes is not None:
@@ -203,9 +214,12 @@ def cmd_opt(argv: list[str]) -> int:
             print(note, file=sys.stderr)
         if not args.disable_verify:
             check_module(module)
+            if not args.statepoint_form:
+                pipeline = _after_input_check(pipeline)
         if args.statepoint_form:
             convert_statepoints(module, args.statepoint_form)
-        run(module, follow_input_release(pipeline, module))
+        if pipeline:
+            run(module, follow_input_release(pipeline, module))
         opaque = bool(args.opaque) if args.opaque is not None else module_is_opaque(module)
         out = print_module(module, opaque=opaque, comments=args.keep_comments)
     except GCToyError as e:

@@ -124,10 +124,30 @@ def read_module(path: str, implicit: bool, verify: bool = True, entry: str | Non
         print(note, file=sys.stderr)
     if verify:
         check_module(module)
+    check_gc_names(module)
     check_runtime_declarations(module, text, path)
     if entry is not None:
         check_entry(module, entry, text, path)
     return module
+
+
+def check_gc_names(module) -> None:
+    """Every definition's ``gc "name"`` names a registered strategy (llc looks each one up), else an error
+    at that ``define``."""
+    from .codegen.codegen_error import where
+    from .ir.names import escape_string
+    from .strategy import UnknownStrategyError, get_strategy, known_strategies
+
+    for fn in module.definitions():
+        if fn.gc is None:
+            continue
+        try:
+            get_strategy(fn.gc)
+        except UnknownStrategyError:
+            raise VerifyError(
+                f'unsupported GC: "{escape_string(fn.gc)}" (known strategies: {", ".join(known_strategies())})',
+                where(fn),
+            ) from None
 
 
 def driver_module(

@@ -25,7 +25,7 @@ from ..ir.values import (
     Value,
     ZeroInitializer,
 )
-from .frame import CodegenError, field_offset, size_of
+from .frame import CodegenError, field_offset, locating, size_of
 from .limits import MAX_DATA_BYTES
 from .symbols import mangle
 
@@ -136,19 +136,21 @@ def data_text(module) -> str:
     for g in ordered:  # the layout, computed first: initializers may point at globals, and it must fit
         cursor += -cursor % 8
         addresses[g.name] = DATA_BASE + cursor
-        cursor += max(size_of(g.value_type), 1)
-        if cursor > MAX_DATA_BYTES:
-            raise CodegenError(
-                f"global @{g.name} ({size_of(g.value_type)} bytes) does not fit: the globals take "
-                f"more than the image's {MAX_DATA_BYTES} bytes of data"
-            )
+        with locating(g):
+            cursor += max(size_of(g.value_type), 1)
+            if cursor > MAX_DATA_BYTES:
+                raise CodegenError(
+                    f"global @{g.name} ({size_of(g.value_type)} bytes) does not fit: the globals take "
+                    f"more than the image's {MAX_DATA_BYTES} bytes of data"
+                )
     cursor = 0
     for g in ordered:
         pad = -cursor % 8
         if pad:
             lines.append(".byte " + ", ".join(["0"] * pad))
         lines.append(f"{mangle(g.name)}:")
-        chunk = constant_bytes(g.value_type, g.initializer, addresses) or b"\0"
+        with locating(g):
+            chunk = constant_bytes(g.value_type, g.initializer, addresses) or b"\0"
         lines += _byte_lines(chunk)
         cursor += pad + len(chunk)
     return "\n".join(lines) + ("\n" if lines else "")

@@ -54,7 +54,7 @@ from ..ir.types import (
 from ..ir.intrinsics import is_statepoint_name
 from ..ir.statepoint import Statepoint
 from ..ir.values import Argument, ConstantInt, Function, Value
-from .codegen_error import CodegenError, LocatedCodegenError, located
+from .codegen_error import CodegenError, LocatedCodegenError, located, locating
 from .limits import alloca_elements, check_frame_size
 
 SLOT_SIZE = 8
@@ -146,6 +146,8 @@ def size_of(ty: Type) -> int:
     if isinstance(ty, PointerType):
         return 8
     if isinstance(ty, FloatType):
+        if ty.kind not in _FLOAT_SIZES:
+            raise CodegenError(f"values of type {ty} are not supported by the x86-64 code generator")
         return _FLOAT_SIZES[ty.kind]
     if isinstance(ty, ArrayType):
         return ty.count * size_of(ty.element)
@@ -301,11 +303,16 @@ def spilled_deopt_values(sp: Statepoint) -> list[Value]:
     return [v for v in sp.deopt_args if is_spilled_deopt(v)]
 
 
-def _has_slot_at(inst: I.Instruction) -> bool:
-    try:
-        return has_slot(inst)
-    except CodegenError as e:
-        raise located(e, inst) from None
+def _has_slot_at(value: Value) -> bool:
+    with locating(value):
+        return has_slot(value)
+
+
+def check_values(function: Function) -> None:
+    """Refuse an argument or instruction result of a type the x86-64 code generator has no place for,
+    at that argument or instruction."""
+    for v in [*function.args, *function.instructions()]:
+        _has_slot_at(v)
 
 
 def describe_head(frame) -> list[str]:
@@ -330,7 +337,7 @@ class Frame:
         #: an alignment above 16 the prologue gives rsp (``and rsp, -realign``) for an alloca asking for it
         self.realign = 0
         allocas: list[I.Alloca] = []
-        values: list[Value] = [a for a in function.args if has_slot(a)]
+        values: list[Value] = [a for a in function.args if _has_slot_at(a)]
         phis: list[I.Phi] = []
         constants: list[Value] = []
         for inst in function.instructions():
@@ -351,10 +358,13 @@ class Frame:
         self.outgoing_size = SLOT_SIZE * max_args
         cursor = self.outgoing_size
         for a in allocas:
-            n = alloca_elements(a, function.name, size_of(a.allocated_type))
-            align = max(align_of(a.allocated_type), a.align or 1)
-            if align > MAX_REALIGN or align & (align - 1):
-                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {MAX_REALIGN} is supported")
+            with locating(a):
+                n = alloca_elements(a, function.name, size_of(a.allocated_type))
+                align = max(align_of(a.allocated_type), a.align or 1)
+                if align > MAX_REALIGN or align & (align - 1):
+                    raise CodegenError(
+                        f"alloca %{a.name} asks for alignment {align}; at most {MAX_REALIGN} is supported"
+                    )
             self.realign = max(self.realign, align if align > STACK_ALIGN else 0)
             cursor = _align_to(cursor, align)
             self._allocas[id(a)] = cursor

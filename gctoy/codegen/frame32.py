@@ -78,6 +78,7 @@ from .frame import (
     CodegenError,
     align_of,
     field_offset,
+    locating,
     refuse_inline_asm,
     refuse_read_modify_write,
     size_of,
@@ -173,6 +174,11 @@ def has_slot(value: Value) -> bool:
     return True
 
 
+def _has_slot_at(value: Value) -> bool:
+    with locating(value):
+        return has_slot(value)
+
+
 class Frame32:
     """The fixed layout of one function's locals and its frame kind."""
 
@@ -198,7 +204,7 @@ class Frame32:
         self._shadows: dict[int, int] = {}
         self._allocas: dict[int, int] = {}
         allocas: list[I.Alloca] = []
-        values: list[Value] = [a for a in function.args if has_slot(a)]
+        values: list[Value] = [a for a in function.args if _has_slot_at(a)]
         phis: list[I.Phi] = []
         homed: list[Value] = [a for a in function.args if id(a) in self.homes]
         for inst in function.instructions():
@@ -206,7 +212,7 @@ class Frame32:
             refuse_read_modify_write(inst, "x86-32")
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
-            elif has_slot(inst):
+            elif _has_slot_at(inst):
                 values.append(inst)
                 if isinstance(inst, I.Phi):
                     phis.append(inst)
@@ -221,10 +227,11 @@ class Frame32:
         cursor = 0
         gc_fields: list[int] = []
         for a in allocas:
-            n = alloca_elements(a, function.name, size_of(a.allocated_type))
-            align = max(align_of(a.allocated_type), a.align or 1)
-            if align > 8:
-                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most 8 is supported on x86-32")
+            with locating(a):
+                n = alloca_elements(a, function.name, size_of(a.allocated_type))
+                align = max(align_of(a.allocated_type), a.align or 1)
+                if align > 8:
+                    raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most 8 is supported on x86-32")
             cursor = _align_to(cursor, align)
             self._allocas[id(a)] = cursor
             inner = gc_field_offsets(a.allocated_type)

@@ -39,6 +39,7 @@ from .frame import (
     describe_head,
     is_wide,
     located,
+    locating,
     outgoing_args,
     refuse_inline_asm,
     refuse_read_modify_write,
@@ -63,9 +64,14 @@ def slot_lowering_reason(function: Function) -> str | None:
             return f"%{inst.name} of type {inst.type}"
         if any(is_wide(op.type) for op in inst.operands):
             return f"an operand of type {next(op.type for op in inst.operands if is_wide(op.type))}"
-        if isinstance(inst, I.Alloca) and max(align_of(inst.allocated_type), inst.align or 1) > STACK_ALIGN:
+        if isinstance(inst, I.Alloca) and _alloca_align(inst) > STACK_ALIGN:
             return f"alloca %{inst.name} aligned to more than {STACK_ALIGN} bytes"
     return None
+
+
+def _alloca_align(inst: I.Alloca) -> int:
+    with locating(inst):
+        return max(align_of(inst.allocated_type), inst.align or 1)
 
 
 def refuse_wide_values(function: Function) -> None:
@@ -76,7 +82,7 @@ def refuse_wide_values(function: Function) -> None:
             error = CodegenError(
                 f"a value of type {v.type} is not supported by the register allocator (compile with --no-regalloc)"
             )
-            raise located(error, v) if isinstance(v, I.Instruction) else error
+            raise located(error, v)
 
 
 def _align_to(n: int, a: int) -> int:
@@ -110,10 +116,13 @@ class RegisterFrame:
         self.outgoing_size = SLOT_SIZE * max_args
         cursor = self.outgoing_size
         for a in allocas:
-            n = alloca_elements(a, function.name, size_of(a.allocated_type))
-            align = max(align_of(a.allocated_type), a.align or 1)
-            if align > STACK_ALIGN:
-                raise CodegenError(f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported")
+            with locating(a):
+                n = alloca_elements(a, function.name, size_of(a.allocated_type))
+                align = max(align_of(a.allocated_type), a.align or 1)
+                if align > STACK_ALIGN:
+                    raise CodegenError(
+                        f"alloca %{a.name} asks for alignment {align}; at most {STACK_ALIGN} is supported"
+                    )
             cursor = _align_to(cursor, align)
             self._allocas[id(a)] = cursor
             cursor += max(1, n * size_of(a.allocated_type))

@@ -61,7 +61,7 @@ from ..ir.analysis import Liveness
 from ..ir.module import Module
 from ..ir.types import is_gc_pointer
 from ..ir.values import Function, Value
-from .frame import CodegenError
+from .frame import CodegenError, located
 from .x86_32 import CallSite32, CompiledFunction32, CompiledModule32, Push32
 
 
@@ -289,7 +289,7 @@ def method_gcinfo(fn: Function, compiled: CompiledFunction32, image, interior: s
     )
     untracked = untracked_slots(compiled)
     if full and frame.homes:
-        raise CodegenError(f"@{fn.name} is fully interruptible but keeps GC pointers in registers")
+        raise located(CodegenError(f"@{fn.name} is fully interruptible but keeps GC pointers in registers"), fn)
     if full:
         points = safe_point_liveness(fn, compiled, image)
         regions = no_gc_regions([p.return_offset for p in points], header.prolog_size, epilog)

@@ -54,9 +54,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..emu import DATA_BASE, Image, Insn, disassemble
-from ..errors import DecodeError, GCToyError
+from ..errors import DecodeError, GCToyError, VerifyError
 from ..ir.module import Module
 from ..strategy import ALL_POINT_KINDS, PointKind, strategy_of
+from .codegen_error import where
 from .frame import ARG_REGISTERS, SLOT_SIZE
 from .symbols import mangle
 from .x86_64 import CompiledFunction, CompiledModule
@@ -100,6 +101,16 @@ _JUMPS = frozenset(
 
 class GCMapError(GCToyError):
     """A function the metadata printer cannot describe."""
+
+
+class LocatedGCMapError(GCMapError, VerifyError):
+    """A GCMapError at the ``file:line:col`` of the function's ``define``."""
+
+
+def function_error(function, message: str) -> GCMapError:
+    """The error about ``function``, at its ``define`` when the source is known."""
+    loc = where(function)
+    return LocatedGCMapError(message, loc) if loc else GCMapError(message)
 
 
 @dataclass(frozen=True)
@@ -322,9 +333,10 @@ def module_gcmaps(compiled: CompiledModule) -> list[GCMap]:
         if strategy is None or not strategy.uses_metadata:
             continue
         if strategy.name not in PRINTERS:
-            raise GCMapError(
+            raise function_error(
+                fn.frame.function,
                 f'@{fn.name}: no GC metadata printer for gc "{strategy.name}" '
-                f"(gctoy prints: {', '.join(sorted(PRINTERS))})"
+                f"(gctoy prints: {', '.join(sorted(PRINTERS))})",
             )
         if strategy.name == "gctoy-gcmap":
             out.append(build_gcmap(compiled, fn))
@@ -350,7 +362,8 @@ def emit_gcmaps(compiled: CompiledModule, address_size: int = ADDRESS_SIZE) -> G
     for m in maps:
         data += bytes(-len(data) % TABLE_ALIGN)
         if m.symbol in symbols:
-            raise GCMapError(f"the image already has a symbol {m.symbol}")
+            function = next(f.frame.function for f in compiled.functions if f.name == m.function)
+            raise function_error(function, f"the image already has a symbol {m.symbol}")
         symbols[m.symbol] = DATA_BASE + len(data)
         data += m.to_bytes(address_size)
         text.append("    .p2align 3\n" + m.assembly(address_size))

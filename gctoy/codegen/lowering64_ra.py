@@ -35,6 +35,7 @@ from .addresses import constant_address, signed, unsigned, width
 from .floats import argument_registers, is_float
 from .frame import DWARF, CodegenError, gep_terms
 from .frame_ra import RegisterFrame
+from .patchpoints import SITE_REGISTERS
 from .lowering64 import PTR_WORD, SETCC, SHIFTS, SIMPLE_OPS, SUBREGS, FunctionLowering
 from .dag_values import fold_cast
 from .records import int_constant, strip_casts, value_key
@@ -490,6 +491,18 @@ class RegisterLowering(FunctionLowering):
         self.parallel_move(moves)
         if any(is_float(a.type) for a in args):
             self.emit(f"mov eax, {xmm}")  # al: vector registers used, for a variadic callee
+
+    def site_registers(self, inst: I.Instruction, needed: int) -> tuple[str, ...]:
+        """The scratch registers, and when ``needed`` asks for more, the caller-saved ones no value holds at
+        the site."""
+        scratch = tuple(r for r in SITE_REGISTERS if r in X86_64.scratch)
+        if needed <= len(scratch):
+            return scratch
+        if not hasattr(self, "_positions"):
+            self._positions = {id(i): k for k, i in enumerate(self.fn.instructions())}
+        n = self._positions[id(inst)]
+        held = self.allocation.registers_held(2 * n, 2 * n + 1)
+        return tuple(r for r in SITE_REGISTERS if r in scratch or r in X86_64.caller_saved and r not in held)
 
     def location(self, v: Value) -> Location:
         """A value in a register is a Register location; a spilled one Indirect [RSP + off]; an alloca

@@ -31,7 +31,7 @@ from ..ir.values import Argument, ConstantExpr, ConstantNull, Function, GlobalVa
 from ..ir.values import ZeroInitializer
 from .addresses import constant_address, signed, unsigned
 from .data import defined_global
-from .frame import CodegenError, gep_terms, located, size_of
+from .frame import CodegenError, gep_terms, located, locating, size_of
 from .records import strip_casts
 
 #: a register operand: one register, or the word registers of a value (low word first)
@@ -270,13 +270,11 @@ class LoweringCore(Generic[R]):
         """Lower one instruction; its errors name it and its source line."""
         method = self.method_for(inst)
         if method is None:
-            raise self.unsupported(f"instruction '{inst.opcode}'")
+            raise located(self.unsupported(f"instruction '{inst.opcode}'"), inst)
         start = len(self.lines)
         self.before_instruction(inst)
-        try:
+        with locating(inst):
             method(inst)
-        except CodegenError as e:
-            raise located(e, inst) from None
         self.after_instruction(inst)
         self.spans.append((start, len(self.lines), inst))
 

@@ -11,6 +11,11 @@ unlike a statepoint's record):
   NOPs. With ``anyregcc`` the arguments are not passed in the C registers: the record lists
   the result's register (rax) and every argument's location before the live values, and the
   callee finds them there.
+
+A recorded operand that is the address of a global or a function (under casts, or a constant GEP
+of one) is no immediate for llc: it builds the address in a register before the site and records
+a Register location (never a spill slot, unlike a statepoint's deopt value). gctoy does the same,
+one free register per distinct address.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ from ..ir.statepoint import Statepoint, StatepointForm
 from ..ir.values import ConstantNull, Function, InlineAsm, Poison, Undef, Value
 from ..stackmap import Location, LocationKind
 from .dag_values import fold_cast
-from .frame import CodegenError, Frame, spilled_deopt_values
+from .addresses import constant_address, signed
+from .codegen_error import located
+from .floats import argument_registers
+from .frame import ARG_REGISTERS, DWARF, CodegenError, Frame, is_spilled_deopt, is_wide, size_of, spilled_deopt_values
 from .limits import check_patch_bytes
 from .records import PendingRecord, has_value, int_constant, strip_casts
 
@@ -31,6 +39,9 @@ STACKMAP = "llvm.experimental.stackmap"
 PATCHPOINT_PREFIX = "llvm.experimental.patchpoint."
 #: the ID llc gives the record of a call with a "deopt" bundle that is not a statepoint
 DEOPT_BUNDLE_ID = 0xABCDEF0F
+#: registers a site's global or function address operands may be built in, in llc's order of preference
+#: (r10 last: the spare register that builds a far offset)
+SITE_REGISTERS = ("rax", "rdx", "rcx", "rsi", "rdi", "r8", "r9", "r11", "r10")
 #: the longest sequence gctoy emits for a patchpoint call: movabs r11, imm64 (10) + call r11 (3)
 _CALL_BYTES = 13
 
@@ -89,7 +100,8 @@ class StackMapIntrinsics:
         nbytes = self._site_constant(inst, 1, "number of bytes")
         check_patch_bytes(nbytes, f"@{self.fn.name}")
         if inst.callee_name == STACKMAP:
-            self._site_label(record_id, [self.location(v) for v in inst.args[2:]])
+            live = list(inst.args[2:])
+            self._site_label(record_id, self._site_locations(live, self._address_registers(inst, live, set())))
             if nbytes:
                 self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(nbytes)))
             return
@@ -98,19 +110,19 @@ class StackMapIntrinsics:
             raise CodegenError(f"@{inst.callee_name} passes {nargs} call arguments but has only {len(inst.args) - 4}")
         target, args, live = inst.args[2], inst.args[4 : 4 + nargs], inst.args[4 + nargs :]
         anyreg = inst.cc == "anyregcc"
-        locations: list[Location] = []
-        if anyreg:
-            if self.has_result(inst):
-                locations.append(Location(LocationKind.REGISTER, 8, 0, 0))  # rax (DWARF 0)
-            locations += [self.location(v) for v in args]
-        locations += [self.location(v) for v in live]
+        recorded = [*args, *live] if anyreg else list(live)
         if inst.cc == "webkit_jscc":
             self._webkit_args(list(args))
         elif not anyreg:
             self.prepare_args(list(args))
+        calls = not isinstance(strip_casts(target), ConstantNull)
+        busy = self._argument_registers(inst, list(args)) | ({"r11"} if calls else set())
+        locations = self._site_locations(recorded, self._address_registers(inst, recorded, busy))
+        if anyreg and self.has_result(inst):
+            locations.insert(0, Location(LocationKind.REGISTER, 8, 0, 0))  # rax (DWARF 0)
         self._site_label(record_id, locations)
         used = 0
-        if not isinstance(strip_casts(target), ConstantNull):
+        if calls:
             if nbytes < _CALL_BYTES:
                 raise CodegenError(
                     f"@{inst.callee_name} has {nbytes} bytes for a call; gctoy's call sequence takes {_CALL_BYTES}"
@@ -122,6 +134,63 @@ class StackMapIntrinsics:
             self.emit(".byte " + ", ".join(f"0x{b:02x}" for b in nops(nbytes - used)))
         if self.has_result(inst):
             self.result(inst)
+
+    def site_registers(self, inst: I.Instruction, needed: int) -> tuple[str, ...]:
+        """Registers free for ``needed`` address operands of a site: every one that holds no value between
+        instructions (the slot lowering keeps all values in slots; the register lowering narrows this)."""
+        return SITE_REGISTERS
+
+    def _argument_registers(self, inst: I.CallBase, args: list[Value]) -> set[str]:
+        """The registers a patchpoint's call arguments sit in at the site (rax: a webkit_jscc first
+        argument, or the count of vector arguments of a C call)."""
+        if inst.cc == "anyregcc" or not args:
+            return set()
+        if inst.cc == "webkit_jscc":
+            return {"rax"}
+        if any(is_wide(a.type) for a in args):  # passed in pairs and through memory: keep them all out
+            return {*ARG_REGISTERS, "rax"}
+        places = {p for p in argument_registers(args) if isinstance(p, str)}
+        vector = {"rax"} if any(p.startswith("xmm") for p in places) else set()
+        return {p for p in places if not p.startswith("xmm")} | vector
+
+    def _address_registers(self, inst: I.CallBase, values: list[Value], busy: set[str]) -> dict[tuple[int, int], str]:
+        """Build each distinct global or function address among ``values`` in a free register before the
+        site, as llc does: it records such an operand as a Register location and never spills one (llc
+        runs out of registers when a site has too many of them; so does gctoy, at fewer)."""
+        addresses: dict[tuple[int, int], Value] = {}
+        for v in values:
+            if is_spilled_deopt(v):  # an address: what a statepoint would spill as a deopt value
+                base, offset = constant_address(v)
+                addresses.setdefault((id(base), offset), v)
+        if not addresses:
+            return {}
+        free = [r for r in self.site_registers(inst, len(addresses) + len(busy) + 1) if r not in busy]
+        if "r10" in free and any(not -(1 << 31) <= signed(offset, 64) < (1 << 31) for _, offset in addresses):
+            free.remove("r10")  # the spare that builds a far offset
+        if len(addresses) > len(free):
+            raise located(
+                CodegenError(
+                    f"@{inst.callee_name} records {len(addresses)} global or function addresses; gctoy llc has "
+                    f"{len(free)} free registers for them here"
+                ),
+                inst,
+            )
+        out = {}
+        for (key, v), reg in zip(addresses.items(), free):
+            self.load(reg, v)
+            out[key] = reg
+        return out
+
+    def _site_locations(self, values: list[Value], registers: dict[tuple[int, int], str]) -> list[Location]:
+        """The record's location of each operand: an address in the register built for it, else where it is."""
+        out = []
+        for v in values:
+            if is_spilled_deopt(v):
+                base, offset = constant_address(v)
+                out.append(Location(LocationKind.REGISTER, size_of(v.type), DWARF[registers[(id(base), offset)]], 0))
+            else:
+                out.append(self.location(v))
+        return out
 
     def _webkit_args(self, args: list[Value]) -> None:
         """``webkit_jscc``: the first argument in rax, the others on the stack, an i32 in 4 bytes at a multiple

@@ -134,6 +134,14 @@ class Allocation:
         used = set(self.registers.values())
         return tuple(r for r in self.target.callee_saved if r in used)
 
+    def registers_held(self, start: int, end: int) -> set[str]:
+        """The registers some value holds at a position from ``start`` to ``end``."""
+        return {
+            reg
+            for key, reg in self.registers.items()
+            if any(a <= end and start <= b for a, b in self.intervals.get(key, []))
+        }
+
     def crosses_call(self, v: Value) -> bool:
         """Whether ``v`` is live across some call (its value must survive the callee)."""
         return _crosses(self.intervals.get(id(v), []), self.calls)

@@ -87,13 +87,14 @@ def demangle(label: str) -> str | None:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def ir_symbols(symbols: dict[str, int]) -> dict[str, int]:
+def ir_symbols(symbols: dict[str, int], module=None) -> dict[str, int]:
     """An image's symbol table with each mangled function or global label renamed to its IR name.
 
     A CodegenError when an IR name spells one of gctoy's own labels (``@"main.bb0"`` next
-    to a ``@main``): the table could not tell the two apart.
+    to a ``@main``): the table could not tell the two apart (at that global's or function's
+    definition when ``module`` is given).
     """
-    from .frame import CodegenError
+    from .codegen_error import CodegenError, located
 
     out = {label: address for label, address in symbols.items() if demangle(label) is None}
     for label, address in symbols.items():
@@ -101,16 +102,18 @@ def ir_symbols(symbols: dict[str, int]) -> dict[str, int]:
         if name is None:
             continue
         if name in out:
-            raise CodegenError(f"@{_quoted(name)} has the name of a label gctoy makes for the code; rename it")
+            error = CodegenError(f"@{_quoted(name)} has the name of a label gctoy makes for the code; rename it")
+            raise located(error, module and (module.get_global(name) or module.get_function(name)))
         out[name] = address
     return dict(sorted(out.items(), key=lambda kv: (kv[1], kv[0])))
 
 
-def with_ir_names(image, natives: tuple[str, ...]):
-    """The image with IR names in its symbol table and its natives (assembled under their labels)."""
+def with_ir_names(image, natives: tuple[str, ...], module=None):
+    """The image with IR names in its symbol table and its natives (assembled under their labels);
+    ``module``: the IR it was compiled from, for the location of a name clash."""
     from dataclasses import replace
 
-    return replace(image, symbols=ir_symbols(image.symbols), natives=tuple(natives))
+    return replace(image, symbols=ir_symbols(image.symbols, module), natives=tuple(natives))
 
 
 def _quoted(name: str) -> str:

@@ -48,6 +48,7 @@ from ..ir.types import IntType, PointerType, Type, is_gc_pointer
 from ..ir.values import Argument, ConstantInt, Function, Value
 from .addresses import signed, unsigned
 from .data import data_text
+from .codegen_error import located, locating
 from .frame import CodegenError
 from .frame32 import (
     ARG_REGISTERS_32,
@@ -522,18 +523,21 @@ def compile_module32(
     """
     for g in module.globals:
         if g.thread_local is not None:
-            raise CodegenError(f"thread-local global @{g.name} is not supported by the x86-32 code generator")
+            raise located(
+                CodegenError(f"thread-local global @{g.name} is not supported by the x86-32 code generator"), g
+            )
     helpers = set(DIV_HELPERS.values())
     for fn in module.functions:
         if fn.name in helpers:
-            raise CodegenError(f"@{fn.name} is the name of a runtime helper of the x86-32 code generator")
+            raise located(CodegenError(f"@{fn.name} is the name of a runtime helper of the x86-32 code generator"), fn)
     lowered: list[_Lowering32] = []
     text: list[str] = []
     sources: list[tuple[int, int] | None] = []
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        lowering = lower_function(fn, frame, interruptible, gc_registers)
+        with locating(fn):  # what names no instruction, argument or global is about the function
+            lowering = lower_function(fn, frame, interruptible, gc_registers)
         text += lowering.lines
         sources += lowering.line_sources()
         lowered.append(lowering)
@@ -547,7 +551,7 @@ def compile_module32(
     text_of_data = data_text(module)
     labels = tuple(n if n in helpers else mangle(n) for n in natives)
     image = Image.from_assembly(asm_text, text_of_data, arch="x86_32", natives=labels)
-    image = with_ir_names(image, tuple(natives))
+    image = with_ir_names(image, tuple(natives), module)
     functions = tuple(
         CompiledFunction32(
             lw.name,

@@ -31,7 +31,8 @@ from ..ir.module import Module
 from ..ir.values import Value
 from ..stackmap import StackMap, StackMapRecord, StkSizeRecord, emit
 from .data import data_text, tls_offsets
-from .frame import CodegenError, Frame, UnwindRow
+from .codegen_error import located, locating
+from .frame import CodegenError, Frame, UnwindRow, check_values
 from .limits import MAX_CODE_BYTES
 from .frame_ra import RegisterFrame, slot_lowering_reason
 from .lowering64 import FunctionLowering
@@ -99,18 +100,21 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
     for fn in module.functions:
         if fn.is_declaration:
             continue
-        if regalloc and slot_lowering_reason(fn) is None:
-            lowering: FunctionLowering = RegisterLowering(fn, constants, tls, gc_registers)
-        else:
-            lowering = FunctionLowering(fn, constants, tls)
-        text += lowering.lower()
+        with locating(fn):  # what names no instruction, argument or global is about the function
+            check_values(fn)
+            if regalloc and slot_lowering_reason(fn) is None:
+                lowering: FunctionLowering = RegisterLowering(fn, constants, tls, gc_registers)
+            else:
+                lowering = FunctionLowering(fn, constants, tls)
+            text += lowering.lower()
         sources += lowering.line_sources()
         lowered.append(lowering)
         patch_bytes += lowering.patch_bytes
         if patch_bytes > MAX_CODE_BYTES:
-            raise CodegenError(
+            error = CodegenError(
                 f"the statepoints' patch bytes add up to more than the image's {MAX_CODE_BYTES} bytes of code"
             )
+            raise located(error, fn)
     defined = {lowering.name for lowering in lowered}
     natives: list[str] = []
     for lowering in lowered:
@@ -120,7 +124,7 @@ def compile_module(module: Module, regalloc: bool = True, gc_registers: int = 0)
     asm_text = "\n".join(text) + "\n"
     text_of_data = data_text(module)
     image = Image.from_assembly(asm_text, text_of_data, natives=tuple(mangle(n) for n in natives))
-    image = with_ir_names(image, tuple(natives))
+    image = with_ir_names(image, tuple(natives), module)
     functions, records, compiled = [], [], []
     for lowering in lowered:
         address = image.address_of(lowering.name)

@@ -80,8 +80,9 @@ class Token(tuple):
 class SourceText:
     """The text being parsed, with offset -> (line, column) lookups.
 
-    Lookups count newlines from the previous lookup (the parser asks in increasing order),
-    so no table of line starts is kept: memory stays proportional to the text alone.
+    Lookups count newlines from the previous lookup, forwards or backwards (the parser asks in
+    nearly increasing order), so no table of line starts is kept: memory stays proportional to the
+    text alone, and time to the distance between lookups.
     """
 
     def __init__(self, text: str, filename: str = "<input>"):
@@ -93,12 +94,14 @@ class SourceText:
         """1-based (line, column) of an offset."""
         text = self.text
         last, line, start = self._last
-        if offset < last:
-            last, line, start = 0, 1, 0
-        newlines = text.count("\n", last, offset)
-        if newlines:
-            line += newlines
-            start = text.rfind("\n", last, offset) + 1
+        if offset < last:  # back a little (a function's own position, after its parameters'): count back
+            line -= text.count("\n", offset, last)
+            start = text.rfind("\n", 0, offset) + 1
+        else:
+            newlines = text.count("\n", last, offset)
+            if newlines:
+                line += newlines
+                start = text.rfind("\n", last, offset) + 1
         self._last = (offset, line, start)
         return line, offset - start + 1
 

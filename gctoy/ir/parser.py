@@ -226,6 +226,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             qualifiers=tuple(quals),
             section=section,
         )
+        gv.loc = self.src.position(tok[2])
         if self.opaque:
             gv.type = PointerType(None, space)
         self.module.add_global(gv)
@@ -286,6 +287,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             align=suffix.align,
         )
         fn.metadata = md
+        fn.loc = self.src.position(start[2])
         if self.opaque:
             fn.type = PointerType(None, space)
         self.module.add_function(fn)
@@ -323,6 +325,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         arg_names: list[tuple[str | None, int]] = []
 
         def parameter() -> Argument:
+            where = self.peek()[2]
             ty = self.type_()
             attrs = self.param_attributes()
             aname = None
@@ -333,7 +336,9 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             arg_names.append((aname, off))
             if not is_define:
                 aname = None  # LLVM keeps no parameter names on declarations
-            return Argument(ty, None if aname is not None and aname.isdigit() else aname, attrs)
+            arg = Argument(ty, None if aname is not None and aname.isdigit() else aname, attrs)
+            arg.loc = self.src.position(where)
+            return arg
 
         args, vararg = self.parameter_list(parameter)
         return args, vararg, arg_names

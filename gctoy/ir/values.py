@@ -265,6 +265,9 @@ def find_string_attr(attrs, key: str) -> str | None:
 class Argument(Value):
     """A formal parameter of a function."""
 
+    #: (line, column) of its type in the source, when parsed
+    loc: tuple[int, int] | None = None
+
     def __init__(self, type: Type, name: str | None = None, attrs: tuple[Attribute, ...] = ()):
         self.type = type
         self.name = name
@@ -286,6 +289,8 @@ class GlobalValue(Constant):
     # the source's comments, set by the parser (the printer reads them with getattr)
     comments_before: list[str]
     comment_after: str | None
+    #: (line, column) of its definition (``@g`` or ``define``/``declare``) in the source, when parsed
+    loc: tuple[int, int] | None = None
 
     _tracks_uses = True
     __hash__ = object.__hash__

@@ -1,6 +1,7 @@
 """`gctoy llc` on statepoint inputs that llc-14 compiles: the same records, locations and GC roots as llc-14
 (floating-point values, address-valued deopt operands, inttoptr callees, llvm.assume, GC-transition operands,
-duplicate and constant gc.relocates), and the programs still run right under a moving collector."""
+duplicate and constant gc.relocates; stackmap and patchpoint operands that are global or function addresses, also
+against llc-19), and the programs still run right under a moving collector."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from llc_pair import gctoy_llc, llc14_stackmap  # noqa: E402
 
-from gctoy.emu import nops
+from gctoy.codegen.codegen_error import LocatedCodegenError
+from gctoy.codegen.frame import DWARF
+from gctoy.emu import Machine, nops
 from gctoy.stackmap import LocationKind
 
 SP = "declare token @llvm.experimental.gc.statepoint.p0f_isVoidf(i64, i32, void ()*, i32, i32, ...)\n"
@@ -246,3 +249,133 @@ define i64 @main() {
                          timeout=120, check=False)
     assert res.returncode == 0, res.stderr
     assert res.stdout.splitlines()[0] == "42"
+
+
+# Global and function addresses (plain, cast, GEP constant expressions, one more than 2 GiB past its
+# symbol) as operands of stackmaps and patchpoints: llc builds each in a register before the site and
+# records a Register location; a value already in a register stays there.
+ADDRESS_SITES_TYPED = """
+@g = global [4 x i64] zeroinitializer
+@h = global i32 0
+declare void @llvm.experimental.stackmap(i64, i32, ...)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, i8*, i32, ...)
+declare void @llvm.experimental.patchpoint.void(i64, i32, i8*, i32, ...)
+declare i64 @t(i64, i64, i64, i64, i64, i64)
+declare void @ext()
+define i64 @f(i64 %a, i64 %b, i8* %p) {
+entry:
+  %x = add i64 %a, %b
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 4, [4 x i64]* @g, i8 addrspace(1)* addrspacecast (i8* bitcast ([4 x i64]* @g to i8*) to i8 addrspace(1)*), i64* getelementptr ([4 x i64], [4 x i64]* @g, i64 0, i64 2), i64 %x, i32* @h, void ()* @ext, i8* getelementptr (i8, i8* bitcast ([4 x i64]* @g to i8*), i64 8000000000), i8* %p)
+  %r = call i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 2, i32 15, i8* bitcast (i64 (i64, i64, i64, i64, i64, i64)* @t to i8*), i32 6, i64 %a, i64 %b, i64 %x, i64 1, i64 2, i64 3, [4 x i64]* @g, i32* @h, i64 %x)
+  %s = call anyregcc i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 3, i32 15, i8* bitcast (i64 (i64, i64, i64, i64, i64, i64)* @t to i8*), i32 2, [4 x i64]* @g, i64 %r, i32* @h, i64 %x)
+  call void (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.void(i64 4, i32 16, i8* null, i32 0, [4 x i64]* @g, i32* @h, void ()* @ext, i64 (i64, i64, i8*)* @f, i8* getelementptr (i8, i8* bitcast ([4 x i64]* @g to i8*), i64 16), i64 %s)
+  %y = add i64 %s, %x
+  %z = add i64 %y, %r
+  ret i64 %z
+}
+"""
+
+ADDRESS_SITES_OPAQUE = """
+@g = global [4 x i64] zeroinitializer
+@h = global i32 0
+declare void @llvm.experimental.stackmap(i64, i32, ...)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, ptr, i32, ...)
+declare void @llvm.experimental.patchpoint.void(i64, i32, ptr, i32, ...)
+declare i64 @t(i64, i64, i64, i64, i64, i64)
+declare void @ext()
+define i64 @f(i64 %a, i64 %b, ptr %p) {
+entry:
+  %x = add i64 %a, %b
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 4, ptr @g, ptr addrspace(1) addrspacecast (ptr @g to ptr addrspace(1)), ptr getelementptr ([4 x i64], ptr @g, i64 0, i64 2), i64 %x, ptr @h, ptr @ext, ptr getelementptr (i8, ptr @g, i64 8000000000), ptr %p)
+  %r = call i64 (i64, i32, ptr, i32, ...) @llvm.experimental.patchpoint.i64(i64 2, i32 15, ptr @t, i32 6, i64 %a, i64 %b, i64 %x, i64 1, i64 2, i64 3, ptr @g, ptr @h, i64 %x)
+  %s = call anyregcc i64 (i64, i32, ptr, i32, ...) @llvm.experimental.patchpoint.i64(i64 3, i32 15, ptr @t, i32 2, ptr @g, i64 %r, ptr @h, i64 %x)
+  call void (i64, i32, ptr, i32, ...) @llvm.experimental.patchpoint.void(i64 4, i32 16, ptr null, i32 0, ptr @g, ptr @h, ptr @ext, ptr @f, ptr getelementptr (i8, ptr @g, i64 16), i64 %s)
+  %y = add i64 %s, %x
+  %z = add i64 %y, %r
+  ret i64 %z
+}
+"""
+
+
+def _kinds(stackmap) -> list[tuple[int, list[tuple[str, int]]]]:
+    """Per record: its ID and each location's kind and size."""
+    return [(rec.id, [(loc.kind.name, loc.size) for loc in rec.locations]) for rec in stackmap.records]
+
+
+@pytest.mark.parametrize(("llvm", "text"), [("llvm14", ADDRESS_SITES_TYPED), ("llvm19", ADDRESS_SITES_OPAQUE)],
+                         ids=["llc14-typed", "llc19-opaque"])
+def test_address_operands_of_sites_are_registers_like_llc(request, tmp_path, llvm, text):
+    ours = gctoy_llc(text, tmp_path)
+    ref = llc14_stackmap(request.getfixturevalue(llvm), text, tmp_path)
+    assert _kinds(ours.stackmap) == _kinds(ref)
+    assert {kind for _, locs in _kinds(ref) for kind, _ in locs} == {"REGISTER"}
+
+
+ADDRESS_PROGRAM = """
+@g = global [2 x i64] [i64 40, i64 2]
+declare void @llvm.experimental.stackmap(i64, i32, ...)
+declare i64 @llvm.experimental.patchpoint.i64(i64, i32, i8*, i32, ...)
+declare void @llvm.experimental.patchpoint.void(i64, i32, i8*, i32, ...)
+define i64 @sum(i64* %p, i64* %q) {
+  %a = load i64, i64* %p
+  %b = load i64, i64* %q
+  %s = add i64 %a, %b
+  ret i64 %s
+}
+define i64 @main() {
+  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 0, [2 x i64]* @g, i64 (i64*, i64*)* @sum, i64* getelementptr ([2 x i64], [2 x i64]* @g, i64 0, i64 1), i8* getelementptr (i8, i8* bitcast ([2 x i64]* @g to i8*), i64 -8), [2 x i64]* @g)
+  %r = call i64 (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.i64(i64 2, i32 15, i8* bitcast (i64 (i64*, i64*)* @sum to i8*), i32 2, i64* getelementptr ([2 x i64], [2 x i64]* @g, i64 0, i64 0), i64* getelementptr ([2 x i64], [2 x i64]* @g, i64 0, i64 1), i64 (i64*, i64*)* @sum, [2 x i64]* @g)
+  call anyregcc void (i64, i32, i8*, i32, ...) @llvm.experimental.patchpoint.void(i64 3, i32 13, i8* null, i32 1, i64* getelementptr ([2 x i64], [2 x i64]* @g, i64 0, i64 1), i64 %r)
+  ret i64 %r
+}
+"""
+
+
+@pytest.mark.parametrize("regalloc", [True, False], ids=["registers", "slots"])
+def test_address_operands_hold_their_addresses_at_the_site(tmp_path, regalloc):
+    """Stopped at each site, the register a Register location names holds the address (and the program's
+    patchpoint still calls its target with the addresses as arguments)."""
+    compiled = gctoy_llc(ADDRESS_PROGRAM, tmp_path, regalloc=regalloc)
+    image = compiled.image
+    g, total = image.address_of("g"), image.address_of("sum")
+    expected = {1: [g, total, g + 8, g - 8, g], 2: [total, g], 3: [g + 8, None]}
+    names = {number: name for name, number in DWARF.items()}
+    machine = Machine(image)
+    ((fn, records),) = [(fn, recs) for fn, recs in compiled.stackmap.records_by_function()
+                        if fn.address == image.address_of("main")]
+    for rec in records:
+        machine.add_breakpoint(fn.address + rec.instruction_offset)
+    machine.enter("main")
+    for rec in records:
+        stop = machine.run()
+        assert stop.pc == fn.address + rec.instruction_offset
+        for loc, want in zip(rec.locations, expected[rec.id], strict=True):
+            if want is not None:
+                assert (loc.kind, loc.size) == (LocationKind.REGISTER, 8)
+                assert machine.reg(names[loc.dwarf_reg]) == want
+    machine.run()
+    assert machine.returned() and machine.return_value() == 42
+
+
+def test_program_with_address_operands_runs(tmp_path):
+    path = tmp_path / "sites.ll"
+    path.write_text(ADDRESS_PROGRAM)
+    res = subprocess.run([sys.executable, "-m", "gctoy", "run", str(path)], capture_output=True, text=True,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines()[0] == "result: 42"
+
+
+@pytest.mark.parametrize("regalloc", [True, False], ids=["registers", "slots"])
+def test_too_many_address_operands_is_one_located_error(tmp_path, regalloc):
+    """llc builds every address of a site in a register and runs out of them past 13; gctoy at 10."""
+    globals_ = "".join(f"@g{k} = global i64 {k}\n" for k in range(10))
+    ops = ", ".join(f"i64* @g{k}" for k in range(10))
+    text = (f"{globals_}declare void @llvm.experimental.stackmap(i64, i32, ...)\n"
+            f"define void @f() {{\n  call void (i64, i32, ...) @llvm.experimental.stackmap(i64 1, i32 0, {ops})\n"
+            "  ret void\n}\n")
+    with pytest.raises(LocatedCodegenError, match=r"in\.ll:13:3: .*10 global or function addresses"):
+        gctoy_llc(text, tmp_path, regalloc=regalloc)
+    assert _kinds(gctoy_llc(text.replace(", i64* @g9", ""), tmp_path, regalloc=regalloc).stackmap) == [
+        (1, [("REGISTER", 8)] * 9)
+    ]
