@@ -51,20 +51,14 @@ import struct
 from dataclasses import dataclass
 
 from ..emu import DATA_BASE, Image
-from ..errors import VerifyError
-from ..ir.statepoint import source_location
 from ..strategy import strategy_of
 from .frame import ARG_REGISTERS, SLOT_SIZE
-from .gcmap import GCMapError, safe_points
+from .gcmap import GCMapError, function_error, safe_points
 from .x86_64 import CompiledFunction, CompiledModule
 
 #: The section Erlang's tables go to.
 ERLANG_SECTION = ".note.gc"
 _U16 = 1 << 16
-
-
-class LocatedGCMapError(GCMapError, VerifyError):
-    """A GCMapError at the ``file:line:col`` of the function's first instruction."""
 
 
 @dataclass(frozen=True)
@@ -128,10 +122,7 @@ def _functions(compiled: CompiledModule, gc: str) -> list[CompiledFunction]:
 
 def _u16(value: int, what: str, fn: CompiledFunction) -> int:
     if not 0 <= value < _U16:
-        message = f"@{fn.name}: {what} {value} does not fit the 16 bits of the table"
-        first = next((i for b in fn.frame.function.blocks for i in b.instructions), None)
-        where = source_location(first) if first is not None else None
-        raise LocatedGCMapError(message, where) if where else GCMapError(message)
+        raise function_error(fn.frame.function, f"@{fn.name}: {what} {value} does not fit the 16 bits of the table")
     return value
 
 
@@ -156,11 +147,15 @@ def erlang_tables(compiled: CompiledModule) -> list[ErlangTable]:
         points = tuple(p.address for p in safe_points(compiled, fn.name))
         for a in points:
             if not 0 <= a < 1 << 32:
-                raise GCMapError(f"@{fn.name}: safe point address {a:#x} does not fit in 4 bytes")
+                raise function_error(
+                    fn.frame.function, f"@{fn.name}: safe point address {a:#x} does not fit in 4 bytes"
+                )
         indexes = []
         for off, _ in fn.gc_roots:
             if off % SLOT_SIZE:
-                raise GCMapError(f"@{fn.name}: root stack offset {off} is not a whole number of words")
+                raise function_error(
+                    fn.frame.function, f"@{fn.name}: root stack offset {off} is not a whole number of words"
+                )
             indexes.append(_u16(off // SLOT_SIZE, "root stack index", fn))
         out.append(
             ErlangTable(
@@ -303,7 +298,6 @@ __all__ = [
     "ErlangTable",
     "FrameDescriptor",
     "FrametableOutput",
-    "LocatedGCMapError",
     "asm_symbol",
     "caml_symbol",
     "emit_frametables",

@@ -1,6 +1,7 @@
 """`gctoy llc` names the line and column of what it cannot lower: an argument, an alloca or a phi of an
-unsupported type, a global it cannot lay out, a function whose GC strategy is unknown or has no
-metadata printer (its ``define``), a name that clashes with one of the code generator's labels."""
+unsupported type, a global it cannot lay out, a function whose GC strategy is unknown or whose frame its
+strategy's metadata table cannot describe (its ``define``), a name that clashes with one of the code
+generator's labels."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 FP128 = "values of type fp128 are not supported by the x86-64 code generator"
 V2I1 = "vectors of i1 (<2 x i1>) are not supported by the x86-64 code generator"
-GCROOT_BODY = "entry:\n  %r = alloca i8*\n  call void @llvm.gcroot(i8** %r, i8* null)\n  ret void\n}\n"
 
 #: name -> (input, line, column, message, extra llc options to try beside the default)
 CASES = {
@@ -43,9 +43,11 @@ CASES = {
     "function pointer in data": (
         "define void @f() {\n  ret void\n}\n@p = global void ()* @f\n", 4, 1,
         "global initializer void ()* @f is not supported by the x86-64 code generator", []),
-    "gc ocaml": (
-        "declare void @llvm.gcroot(i8**, i8*)\n\ndefine void @f() gc \"ocaml\" {\n" + GCROOT_BODY, 3, 1,
-        '@f: no GC metadata printer for gc "ocaml" (gctoy prints: gctoy-gcmap)', ["--no-regalloc"]),
+    "gc ocaml frame beyond its table": (
+        "declare void @llvm.gcroot(i8**, i8*)\ndeclare void @g()\n\ndefine void @f() gc \"ocaml\" {\nentry:\n"
+        "  %r = alloca i8*\n  %pad = alloca [9000 x i64]\n  call void @llvm.gcroot(i8** %r, i8* null)\n"
+        "  call void @g()\n  ret void\n}\n", 4, 1,
+        "@f: frame size 72008 does not fit the 16 bits of the table", []),
     "name of a code label": (
         'define i64 @f() {\n  ret i64 0\n}\n@"f.bb0" = global i64 0\n', 4, 1,
         "@f.bb0 has the name of a label gctoy makes for the code; rename it", []),

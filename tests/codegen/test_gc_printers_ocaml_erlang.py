@@ -395,7 +395,7 @@ entry:
     monkeypatch.chdir(tmp_path)
     assert gctoy_main(["llc", "big.ll"]) == 1
     err = capsys.readouterr().err
-    assert "big.ll:6:8: error: @big: frame size" in err and "16 bits" in err and "Traceback" not in err
+    assert "big.ll:4:1: error: @big: frame size" in err and "16 bits" in err and "Traceback" not in err
     with pytest.raises(GCMapError):
         compiled_with_tables(text)
 
