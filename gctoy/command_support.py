@@ -90,7 +90,7 @@ def follow_input_release(pipeline: str, module) -> str:
     Typed input keeps LLVM 14's."""
     from .passes import split_pass, split_top_level
 
-    if not module_is_opaque(module):
+    if not any(name in pipeline for name in RELEASE_PASSES) or not module_is_opaque(module):
         return pipeline
     parts = []
     for entry in split_top_level(pipeline):

@@ -184,6 +184,7 @@ class _FunctionVerifier:
         for b in fn.blocks:
             if not dt.is_reachable(b):
                 continue
+            earlier: set[int] = set()  # this block's instructions so far: they dominate a later non-phi use
             for inst in b.instructions:
                 pairs = (
                     [(v, blk) for v, blk in inst.incoming]
@@ -202,8 +203,11 @@ class _FunctionVerifier:
                         if v is inst and not isinstance(inst, I.Phi):
                             self.report(inst, "only phi nodes may reference their own value")
                             continue
+                        if via is None and id(v) in earlier:
+                            continue
                         if not dt.dominates_use(v, inst, via):
                             self.report(inst, f"instruction does not dominate all uses: {_describe(v)} is used here")
+                earlier.add(id(inst))
 
     # -- operand types ----------------------------------------------------------------------
     def types(self) -> None:
