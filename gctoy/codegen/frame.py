@@ -274,16 +274,13 @@ def outgoing_args(call: I.CallBase) -> int:
     return stack_argument_count(call.args)
 
 
-def refuse_inline_asm(inst: I.Instruction) -> None:
-    """Inline assembly is parsed and printed, but gctoy's code generators do not lower it."""
+def refuse_unlowered(inst: I.Instruction, target: str) -> None:
+    """Refuse, at its line, what gctoy parses and prints but its code generators do not lower: inline asm
+    calls, ``cmpxchg`` and ``atomicrmw``."""
     from ..ir.values import InlineAsm
 
     if isinstance(inst, I.CallBase) and isinstance(inst.callee, InlineAsm):
         raise located(CodegenError("inline asm is not supported by gctoy llc"), inst)
-
-
-def refuse_read_modify_write(inst: I.Instruction, target: str) -> None:
-    """``cmpxchg`` and ``atomicrmw`` are parsed and printed, but gctoy's code generators do not lower them."""
     if isinstance(inst, (I.CmpXchg, I.AtomicRMW)):
         raise located(CodegenError(f"'{inst.opcode}' is not supported by the {target} code generator"), inst)
 
@@ -341,8 +338,7 @@ class Frame:
         phis: list[I.Phi] = []
         constants: list[Value] = []
         for inst in function.instructions():
-            refuse_inline_asm(inst)
-            refuse_read_modify_write(inst, "x86-64")
+            refuse_unlowered(inst, "x86-64")
             if isinstance(inst, I.CallBase):
                 max_args = max(max_args, outgoing_args(inst))
                 if is_statepoint_name(inst.callee_name or ""):

@@ -79,8 +79,7 @@ from .frame import (
     align_of,
     field_offset,
     locating,
-    refuse_inline_asm,
-    refuse_read_modify_write,
+    refuse_unlowered,
     size_of,
     value_width,
 )
@@ -208,8 +207,7 @@ class Frame32:
         phis: list[I.Phi] = []
         homed: list[Value] = [a for a in function.args if id(a) in self.homes]
         for inst in function.instructions():
-            refuse_inline_asm(inst)
-            refuse_read_modify_write(inst, "x86-32")
+            refuse_unlowered(inst, "x86-32")
             if isinstance(inst, I.Alloca):
                 allocas.append(inst)
             elif _has_slot_at(inst):

@@ -41,8 +41,7 @@ from .frame import (
     located,
     locating,
     outgoing_args,
-    refuse_inline_asm,
-    refuse_read_modify_write,
+    refuse_unlowered,
     size_of,
     spilled_deopt_values,
     sub_rsp_bytes,
@@ -100,10 +99,9 @@ class RegisterFrame:
         calls = False
         allocas: list[I.Alloca] = []
         for inst in function.instructions():
-            refuse_read_modify_write(inst, "x86-64")
+            refuse_unlowered(inst, "x86-64")  # before the wide values: a cmpxchg's {T, i1} is one
         refuse_wide_values(function)
         for inst in function.instructions():
-            refuse_inline_asm(inst)
             calls = calls or is_clobbering_call(inst)
             if isinstance(inst, I.CallBase):
                 max_args = max(max_args, outgoing_args(inst))
