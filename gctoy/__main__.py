@@ -1,7 +1,5 @@
 """``python -m gctoy``: the same as the ``gctoy`` command."""
 
-import sys
+from .cli import entry
 
-from .cli import main
-
-sys.exit(main())
+entry()

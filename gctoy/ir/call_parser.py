@@ -28,6 +28,7 @@ class CallParser(ValueParser):
         ret_attrs = self.param_attributes()
         ty_tok = self.peek()
         ty = self.type_()
+        self.split_pointer_type()
         legacy = False
         if (
             isinstance(ty, PointerType)
@@ -91,7 +92,12 @@ class CallParser(ValueParser):
             if callee_tok[0] == "GLOBAL"
             else self.local_ref(callee_tok, callee_ptr_ty)
         )
-        if isinstance(callee.type, PointerType) and callee.type.pointee is not None and callee.type.pointee != ftype:
+        if (
+            isinstance(callee.type, PointerType)
+            and callee.type.pointee is not None
+            and callee.type.pointee is not ftype
+            and callee.type.pointee != ftype
+        ):
             raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
         self.i = end
         self.pins -= 1
@@ -121,7 +127,7 @@ class CallParser(ValueParser):
                 callee_tok[2],
             )
         for k, (a, p) in enumerate(zip(args, ftype.params)):
-            if a.type != p:
+            if a.type is not p and a.type != p:
                 raise self.err(f"argument {k} has type '{a.type}' but the callee expects '{p}'", callee_tok[2])
         return ftype, args, arg_attrs
 

@@ -68,7 +68,11 @@ class ConstantParser(AttributeParser):
         name = self.global_name(tok)
         g = self.module.get_function(name) or self.module.get_global(name)
         if g is not None:
-            if g.type != ty and not (isinstance(ty, PointerType) and ty.is_opaque and ty.addrspace == g.type.addrspace):
+            if (
+                g.type is not ty
+                and g.type != ty
+                and not (isinstance(ty, PointerType) and ty.is_opaque and ty.addrspace == g.type.addrspace)
+            ):
                 raise self.err(f"'@{name}' defined with type '{g.type}' but expected '{ty}'", tok[2])
             return g
         if not isinstance(ty, PointerType):
@@ -87,6 +91,7 @@ class ConstantParser(AttributeParser):
 
     def constant(self, ty: Type) -> Constant:
         """A constant of type ``ty`` (the type already read)."""
+        self.split_pointer_type()
         tok = self.next()
         kind, text = tok[0], tok[1]
         if kind == "GLOBAL":
@@ -220,6 +225,7 @@ class ConstantParser(AttributeParser):
     def typed_constant(self) -> Constant:
         """``T c`` where ``c`` must be a constant (constant expressions take no local values)."""
         ty = self.type_()
+        self.split_pointer_type()
         tok = self.peek()
         if tok[0] == "LOCAL":
             raise self.err(f"a constant expression cannot use the local value '{tok[1]}'")

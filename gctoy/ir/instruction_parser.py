@@ -11,7 +11,7 @@ from . import instructions as I
 from .keywords import TAIL_KINDS, WRAP_FLAGS
 from .layout import data_layout, layout_known
 from .call_parser import CallParser
-from .types import VOID, FloatType, IntType, PointerType, Type, VectorType
+from .types import FloatType, VoidType, IntType, PointerType, Type, VectorType
 from .values import BasicBlock, ConstantInt, Value
 from .atomic_parser import atomic_store, inst_atomicrmw, inst_cmpxchg, inst_fence
 from .vector_instruction_parser import gep_pointer_type, inst_extractelement, inst_insertelement, inst_shufflevector
@@ -24,6 +24,7 @@ class InstructionParser(CallParser):
     """``%x = opcode operands...`` for every opcode of the subset."""
 
     def instruction(self) -> I.Instruction:
+        self.split_pointer_type()
         tok = self.peek()
         name = None
         name_tok = None
@@ -44,7 +45,7 @@ class InstructionParser(CallParser):
         inst = handler(self)
         inst.loc = self.src.position(op_tok[2])
         self.instruction_metadata(inst)
-        if inst.type == VOID:
+        if isinstance(inst.type, VoidType):
             if name_tok is not None:  # set with the name
                 raise self.err("instructions returning void cannot have a name", name_tok[2])
         else:

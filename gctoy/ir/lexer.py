@@ -12,33 +12,65 @@ from array import array
 
 from ..errors import IRParseError
 
-# Order matters: the first alternative that matches wins.  Each token swallows the blanks before
-# it, so one regex match is one token.
+# Possessive repeats (``*+``, ``++``) where giving characters back could never lead to a match:
+# they spare the matcher retrying every shorter name before it tries the next alternative.
+_NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*+|[0-9]++|"[^"\n]*+")'
+_ADDRSPACE = r"addrspace[ \t]*\([ \t]*[0-9]+[ \t]*\)"
+#: A pointer type written on one line, read as one token (``i8 addrspace(1)*``, ``%T**``,
+#: ``ptr addrspace(1)``): most types of a typed-pointer module are such pointers, and the
+#: type parser reads each spelling once (see ``TypeParser.spelled_pointer``).  ``ptr`` followed
+#: by ``*`` and pointers to ``void``/``label``/``token``/``metadata`` stay separate tokens, so
+#: their errors point where they always did.
+POINTER_TYPE = (
+    r"(?:i[0-9]++|%" + _NAME + r"|half|bfloat|float|double|x86_fp80|fp128)"
+    r"(?:[ \t]+" + _ADDRSPACE + r")?[ \t]*\*+"
+    r"|ptr[ \t]+" + _ADDRSPACE + r"(?!\s*\*)"
+)
+# Order matters: the first alternative that matches wins.  No token holds a newline.  Punctuation,
+# a third of all tokens, comes first: no other kind begins with these characters ('!' does, so it
+# stays with the rest of the punctuation at the end).
 _SPEC = [
+    ("PUNCT", r"[()\[\]{}<>,=*:|]"),
     ("COMMENT", r";[^\n]*"),
+    ("PTRTYPE", POINTER_TYPE),
     ("LABELSTR", r'"[^"\n]*"(?=:)'),
-    ("LOCAL", r'%(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"\n]*")'),
-    ("GLOBAL", r'@(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|[0-9]+|"[^"\n]*")'),
+    ("LOCAL", "%" + _NAME),
+    ("GLOBAL", "@" + _NAME),
     ("MDSTRING", r'!"[^"\n]*"'),
     ("METAVAR", r"![-a-zA-Z$._0-9]+"),
     ("ATTRGRP", r"#[0-9]+"),
     ("CSTRING", r'c"[^"\n]*"'),
     ("STRING", r'"[^"\n]*"'),
     ("HEXFLOAT", r"0x[KLMHR]?[0-9A-Fa-f]+"),
-    ("FLOAT", r"[-+]?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?"),
-    ("LABEL", r"[-a-zA-Z$._0-9]+:"),
+    ("FLOAT", r"[-+]?[0-9]++\.[0-9]*(?:[eE][-+]?[0-9]+)?"),
+    ("LABEL", r"[-a-zA-Z$._0-9]++:"),
     ("INT", r"-?[0-9]+"),
     ("INTTYPE", r"i[0-9]+\b"),
     ("WORD", r"[a-zA-Z_][a-zA-Z_0-9.]*"),
     ("ELLIPSIS", r"\.\.\."),
-    ("PUNCT", r"[()\[\]{}<>,=*!:|]"),
+    ("PUNCT", r"!"),
     ("BAD", r"\S"),
-    # the blanks at the end: without this alternative a text ending in many blanks would make
-    # every match try (and undo) the whole run of blanks, quadratic time
-    ("END", r"\Z"),
 ]
-_MASTER = re.compile(r"(\s*)(?:" + "|".join(f"({pat})" for _, pat in _SPEC) + ")")
-_KINDS = [None, None] + [name for name, _ in _SPEC]
+# One alternative per kind, each followed by an empty group: ``lastindex`` names the kind, while
+# every alternative still begins with its own characters, which lets the matcher reject it at the
+# first character.  The blanks between tokens match nothing and are skipped by the search.
+_MASTER = re.compile("|".join(f"(?:{pat})()" for _, pat in _SPEC))
+#: ``lastindex`` -> kind (every match closes one of the empty groups, so lastindex is never None)
+_KINDS: dict[int | None, str] = {k: name for k, (name, _) in enumerate(_SPEC, 1)}
+#: the same tokens with pointer types split into their parts
+_PARTS = re.compile("|".join(f"(?:{pat})()" for name, pat in _SPEC if name != "PTRTYPE"))
+_PART_KINDS: dict[int | None, str] = {
+    k: name for k, name in enumerate((name for name, _ in _SPEC if name != "PTRTYPE"), 1)
+}
+
+
+def pointer_type_parts(tok: tuple) -> list[tuple]:
+    """The tokens a ``PTRTYPE`` token is made of (``i8``, ``addrspace``, ``(``, ``1``, ``)``, ``*``)."""
+    text, base = tok[1], tok[2]
+    parts = []
+    for m in _PARTS.finditer(text):
+        parts.append((_PART_KINDS[m.lastindex], m.group(), base + m.start()))
+    return parts
 
 
 # Comments, strings and names are skipped whole, so only a type's own ``ptr`` or ``*`` matches.
@@ -166,24 +198,19 @@ class Lexer:
         kinds = _KINDS
         last = self._last_offset
         for m in self._matches:
-            k = m.lastindex
-            assert k is not None  # every alternative of the token pattern is a group
-            kind = kinds[k]
-            start, end = m.span(k)
-            value = text[start:end]
+            kind = kinds[m.lastindex]
+            start = m.start()
             if kind == "COMMENT":
-                # a comment runs to the end of its line, so the blanks before this one hold the
-                # newline whenever a token or comment came before it on an earlier line
-                own_line = last is None or "\n" in m.group(1)
-                comments.add(start, end, own_line)
+                # tokens hold no newline, so a comment is alone on its line when a newline
+                # follows the start of the last token
+                comments.add(start, m.end(), last is None or text.find("\n", last, start) >= 0)
                 continue
-            if kind == "END":
-                break
             if kind == "BAD":
+                value = m.group()
                 if value == '"':
                     raise self.src.error(start, "unterminated string constant")
                 raise self.src.error(start, f"unexpected character {describe_char(value)}")
-            append((kind, value, start))
+            append((kind, m.group(), start))
             last = start
             count -= 1
             if count <= 0:

@@ -77,6 +77,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
         m = self.module
         while self.peek()[0] != "EOF":
             self.release()
+            self.split_pointer_type()
             tok = self.peek()
             comments = self.leading_comments(tok[2])
             kind, text = tok[0], tok[1]
@@ -329,6 +330,7 @@ class _Parser(NamedTypeDefinitions, InstructionParser):
             ty = self.type_()
             attrs = self.param_attributes()
             aname = None
+            self.split_pointer_type()
             off = self.peek()[2]
             if self.peek()[0] == "LOCAL":
                 t = self.next()

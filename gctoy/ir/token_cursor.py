@@ -9,7 +9,7 @@ holds the text and the module being built, not a token object per word of the in
 from __future__ import annotations
 
 from ..errors import IRParseError
-from .lexer import CommentQueue, Lexer, SourceText
+from .lexer import CommentQueue, Lexer, SourceText, pointer_type_parts
 from .names import unescape
 
 _NO_COMMENTS: list[str] = []  # shared, never modified: most entities have no comments
@@ -82,8 +82,21 @@ class TokenCursor:
         """Consume a token of ``kind`` or raise an error."""
         tok = self.peek()
         if tok[0] != kind:
+            if tok[0] == "PTRTYPE":
+                self.split_pointer_type()
+                return self.expect_kind(kind, what)
             raise self.err(f"expected {what or kind.lower()}")
         return self.next()
+
+    def split_pointer_type(self) -> None:
+        """If the current token is a pointer type read as one token (``PTRTYPE``), put its parts in its place.
+
+        Called where something other than a type may stand: a malformed input (``%x*`` as a value)
+        then reads token by token as it always did, with the same errors at the same places.
+        """
+        i = self.i
+        if self.toks[i][0] == "PTRTYPE":
+            self.toks[i : i + 1] = pointer_type_parts(self.toks[i])
 
     def err(self, message: str, offset: int | None = None) -> IRParseError:
         """An error at ``offset`` (default: the current token)."""

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from .floats import FLOAT_BITS
-from .lexer import Token, first_pointer_spelling
-from .limits import LimitChecks
+from .lexer import Token, first_pointer_spelling, pointer_type_parts
+from .limits import MAX_NESTING, LimitChecks, type_depth
 from .module import Module
 from .names import unescape
 from .types import (
@@ -30,6 +30,8 @@ from .types import (
 )
 
 _FLOAT_KINDS = frozenset(FLOAT_BITS)
+#: the types no pointer may point to
+_NOT_POINTEES = (type(VOID), type(LABEL), type(TOKEN), type(METADATA))
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
@@ -55,6 +57,8 @@ class TypeParser(LimitChecks):
         self.module.filename = filename
         self.defined_types: set[str] = set()
         self.type_aliases: dict[str, Type] = {}
+        # each PTRTYPE spelling read so far: its type, and how deep the type nests below its top
+        self.pointer_types: dict[str, tuple[Type, int]] = {}
         self.opaque = opaque or self._pointer_style()
 
     def _pointer_style(self) -> bool:
@@ -64,10 +68,10 @@ class TypeParser(LimitChecks):
     # -- names -----------------------------------------------------------------
     def local_name(self, tok: Token) -> str:
         """The name of a ``%x``/``@x`` token, unquoted and unescaped."""
-        body = tok[1][1:]
-        if body.startswith('"'):
-            return unescape(body[1:-1]).decode("utf-8", "surrogateescape")
-        return body
+        text = tok[1]
+        if text[1] == '"':
+            return unescape(text[2:-1]).decode("utf-8", "surrogateescape")
+        return text[1:]
 
     global_name = local_name
 
@@ -85,6 +89,14 @@ class TypeParser(LimitChecks):
                     raise self.err("bitwidth for integer type out of range", tok[2])
                 int_ty = IntType(bits)
             ty = int_ty
+            if self.toks[self.i][1] not in _TYPE_SUFFIXES:
+                return ty
+        elif kind == "PTRTYPE":
+            known = self.pointer_types.get(text)
+            if known is not None and self.depth + known[1] <= MAX_NESTING:
+                ty = known[0]
+            else:
+                ty = self.spelled_pointer(tok)
             if self.toks[self.i][1] not in _TYPE_SUFFIXES:
                 return ty
         elif kind == "WORD" and text == "void":
@@ -131,7 +143,8 @@ class TypeParser(LimitChecks):
         else:
             raise self.err(f"expected type, found '{text}'" if text else "expected type", tok[2])
         # suffixes: pointers and function types
-        bare_ptr = kind == "WORD" and text == "ptr"  # 'ptr' with no suffix yet: 'ptr*' is refused
+        # 'ptr' (or 'ptr addrspace(N)') with no suffix yet: 'ptr*' is refused
+        bare_ptr = (kind == "WORD" and text == "ptr") or (kind == "PTRTYPE" and text.startswith("ptr"))
         while True:
             if self.at("*"):
                 if bare_ptr:
@@ -148,9 +161,27 @@ class TypeParser(LimitChecks):
             else:
                 return ty
 
+    def spelled_pointer(self, tok: Token) -> Type:
+        """The type of a ``PTRTYPE`` token, read from its parts as if they were separate tokens.
+
+        Done once per spelling (the result is kept), and again wherever the kept type would nest
+        too deeply, so that every error comes from the same checks, at the same offsets.
+        """
+        saved = self.toks, self.i
+        # the EOF padding keeps ``next`` from asking the lexer for more tokens
+        self.toks = pointer_type_parts(tok) + [("EOF", "", tok[2] + len(tok[1]))] * 16
+        self.i = 0
+        try:
+            ty = self.type_()
+        finally:
+            self.toks, self.i = saved
+        nested = type_depth(ty) - 1 if isinstance(ty, PointerType) and ty.pointee is not None else 0
+        self.pointer_types[tok[1]] = (ty, nested)
+        return ty
+
     def pointer_to(self, ty: Type, space: int, offset: int) -> PointerType:
         """A pointer to ``ty`` in ``space`` (uniqued); ``ptr`` when reading opaque pointers."""
-        if ty == VOID or ty == LABEL or ty == TOKEN or ty == METADATA:
+        if isinstance(ty, _NOT_POINTEES):
             raise self.err(f"pointer to this type ('{ty}') is invalid")
         if self.opaque:
             return PointerType(None, space)

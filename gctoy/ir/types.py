@@ -8,7 +8,6 @@ spelling, see :mod:`gctoy.ir.printer`.
 
 from __future__ import annotations
 
-import abc
 from dataclasses import dataclass, field
 
 from .names import quote_name
@@ -17,12 +16,16 @@ from .names import quote_name
 GC_ADDRSPACE = 1
 
 
-class Type(abc.ABC):
-    """Base class of every IR type."""
+class Type:
+    """Base class of every IR type.
 
-    @abc.abstractmethod
+    A plain class, not an ``abc.ABC``: ``isinstance`` against an ABC's subclasses goes through
+    ``ABCMeta.__instancecheck__``, several times slower, and type tests are everywhere.
+    """
+
     def render(self, opaque: bool = False) -> str:
         """The type spelled as LLVM IR (typed pointers unless ``opaque``)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define render()")
 
     def __str__(self) -> str:
         return self.render()

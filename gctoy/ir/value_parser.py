@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .constant_parser import ConstantParser
 from .lexer import Token
-from .types import LABEL, METADATA, Type
+from .types import LABEL, LabelType, MetadataType, Type
 from .values import Argument, BasicBlock, Function, Value
 
 
@@ -87,10 +87,10 @@ class ValueParser(ConstantParser):
         name = self.local_name(tok)
         v = self.locals.get(name)
         if v is not None:
-            if v.type != ty:
+            if v.type is not ty and v.type != ty:
                 raise self.err(f"'%{name}' defined with type '{v.type}' but expected '{ty}'", tok[2])
             return v
-        if ty == LABEL:
+        if isinstance(ty, LabelType):
             return self.block_ref(name, tok[2])
         fwd = self.forward.get(name)
         if fwd is None:
@@ -132,9 +132,12 @@ class ValueParser(ConstantParser):
     def value(self, ty: Type) -> Value:
         """A value of type ``ty``: a local or a constant."""
         tok = self.peek()
+        if tok[0] == "PTRTYPE":
+            self.split_pointer_type()
+            tok = self.peek()
         if tok[0] == "LOCAL":
             self.next()
-            if ty == METADATA:
+            if isinstance(ty, MetadataType):
                 raise self.err("metadata operands of gctoy's subset must be constants or '!' references")
             return self.local_ref(tok, ty)
         return self.constant(ty)

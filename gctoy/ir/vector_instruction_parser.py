@@ -64,6 +64,7 @@ def inst_shufflevector(p) -> ShuffleVector:
     p.expect(",")
     tok = p.peek()
     mask_ty = p.type_()
+    p.split_pointer_type()
     if p.peek()[0] == "LOCAL":
         raise p.err("shufflevector mask must be a constant", tok[2])
     mask = p.constant(mask_ty)
