@@ -14,12 +14,14 @@ Both are timed as whole processes, best of ``--repeat`` runs, in this one run:
 It prints both times, the ratio and the growth factor per doubling of the input, and checks
 two targets: gctoy at most 10x ``opt`` at the largest size, and each doubling at most 2.3x
 gctoy's time (quadratic work would show ~4x). It always exits 0: it is a report, not a gate.
+gctoy's bytecode is brought up to date first, as in ``bench_ir_parse_print.py``.
 If gctoy does not have the pass (yet), it says so and shows LLVM's times only.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import subprocess
 import sys
 import tempfile
@@ -71,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
 
+    compileall.compile_dir(str(REPO / "gctoy"), quiet=1, workers=0)
     tools, why = find_llvm(14)
     opt = str(tools.opt) if tools else None
     if opt is None:

@@ -72,6 +72,9 @@ class AttributeParser(TypeParser):
 
     def param_attributes(self) -> tuple[Attribute, ...]:
         """A parameter's or return value's attributes, up to its value or name."""
+        kind = self.toks[self.i][0]
+        if kind != "WORD" and kind != "STRING":  # the common case: a value or a name, no attribute
+            return ()
         out: list[Attribute] = []
         while True:
             tok = self.peek()

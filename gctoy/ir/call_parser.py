@@ -73,19 +73,7 @@ class CallParser(ValueParser):
             self.i = end
             self.pins -= 1
             return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
-        if callee_tok[0] == "GLOBAL":
-            gname = self.global_name(callee_tok)
-            g = self.module.get_function(gname) or self.module.get_global(gname) or self.pending.get(gname)
-            if g is not None and isinstance(g.type, PointerType) and g.type.is_opaque:
-                callee_ptr_ty = g.type
-            elif g is not None and isinstance(g.type, PointerType) and g.type.addrspace != 0:
-                callee_ptr_ty = PointerType(ftype, g.type.addrspace)
-            elif g is None and self.opaque:
-                callee_ptr_ty = PointerType(None, 0)
-        else:
-            lv = self.locals.get(self.local_name(callee_tok)) or self.forward.get(self.local_name(callee_tok))
-            if lv is not None and isinstance(lv.type, PointerType):
-                callee_ptr_ty = lv.type
+        callee_ptr_ty = self.callee_pointer_type(callee_tok, ftype, callee_ptr_ty)
         self.next()
         callee = (
             self.global_ref(callee_tok, callee_ptr_ty)
@@ -102,6 +90,23 @@ class CallParser(ValueParser):
         self.i = end
         self.pins -= 1
         return self.call_tail(ty_tok, ftype, callee, args, arg_attrs, cc, ret_attrs, legacy)
+
+    def callee_pointer_type(self, callee_tok, ftype: FunctionType, default: PointerType) -> PointerType:
+        """The type a named callee is read with: the one it is known by, if it is known as a pointer."""
+        if callee_tok[0] == "GLOBAL":
+            gname = self.global_name(callee_tok)
+            g = self.module.get_function(gname) or self.module.get_global(gname) or self.pending.get(gname)
+            if g is not None and isinstance(g.type, PointerType) and g.type.is_opaque:
+                return g.type
+            if g is not None and isinstance(g.type, PointerType) and g.type.addrspace != 0:
+                return PointerType(ftype, g.type.addrspace)
+            if g is None and self.opaque:
+                return PointerType(None, 0)
+            return default
+        lv = self.locals.get(self.local_name(callee_tok)) or self.forward.get(self.local_name(callee_tok))
+        if lv is not None and isinstance(lv.type, PointerType):
+            return lv.type
+        return default
 
     def call_arguments(self, ty: Type, callee_tok) -> tuple[FunctionType, list[Value], list[tuple[Attribute, ...]]]:
         """``(args)`` of a call: the function type (``ty`` itself, or built from the return type and the

@@ -7,8 +7,10 @@ in :mod:`gctoy.ir.call_instructions`, the vector ones in :mod:`gctoy.ir.vector_i
 
 from __future__ import annotations
 
+from typing import Any
+
 from .types import Type
-from .uses import OperandList, add_use, drop_use, operand_list
+from .uses import OperandList, WriteHook, add_use, drop_use, operand_list
 from .values import BasicBlock, Value
 
 
@@ -22,18 +24,20 @@ def swap_operands(items: list, old, new) -> int:
     return n
 
 
-def _get_parent(self) -> BasicBlock | None:
-    return self.__dict__["parent"]
+def _parent_attribute(name: str, doc: str) -> Any:
+    """The ``parent`` attribute (typed ``Any``, as a property's value is to the type checker)."""
+    return _ParentAttribute(name, doc)
 
 
-def _set_parent(self, block: BasicBlock | None) -> None:
-    d = self.__dict__
-    was = d.get("parent")
-    d["parent"] = block
-    if (was is None) != (block is None):
-        step = add_use if block is not None else drop_use
-        for v in self.operands:
-            step(v, self)
+class _ParentAttribute(WriteHook):
+    def __set__(self, obj, block: BasicBlock | None) -> None:
+        d = obj.__dict__
+        was = d.get("parent")
+        d["parent"] = block
+        if (was is None) != (block is None):
+            step = add_use if block is not None else drop_use
+            for v in obj.operands:
+                step(v, obj)
 
 
 class Instruction(Value):
@@ -45,9 +49,11 @@ class Instruction(Value):
     comments_before: list[str]
     comment_after: str | None
 
-    #: The block holding the instruction.  Setting it (to a block, or back to None) counts the
-    #: instruction's operands in their use lists (or drops them): only instructions in blocks use.
-    parent = property(_get_parent, _set_parent)
+    parent = _parent_attribute(
+        "parent",
+        "The block holding the instruction.  Setting it (to a block, or back to None) counts the "
+        "instruction's operands in their use lists (or drops them): only instructions in blocks use.",
+    )
 
     def __init__(self, type: Type, name: str | None = None):
         self.type = type

@@ -142,9 +142,11 @@ class TypeParser(LimitChecks):
             self.expect("]")
         else:
             raise self.err(f"expected type, found '{text}'" if text else "expected type", tok[2])
-        # suffixes: pointers and function types
         # 'ptr' (or 'ptr addrspace(N)') with no suffix yet: 'ptr*' is refused
-        bare_ptr = (kind == "WORD" and text == "ptr") or (kind == "PTRTYPE" and text.startswith("ptr"))
+        return self.type_suffixes(ty, (kind == "WORD" and text == "ptr") or (kind == "PTRTYPE" and text[0] == "p"))
+
+    def type_suffixes(self, ty: Type, bare_ptr: bool) -> Type:
+        """The pointer stars, address spaces and parameter lists after a type."""
         while True:
             if self.at("*"):
                 if bare_ptr:

@@ -8,12 +8,58 @@ spelling, see :mod:`gctoy.ir.printer`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+from typing import TypeVar
 
 from .names import quote_name
 
+_T = TypeVar("_T")
+
 #: The address space that ``statepoint-example`` and ``coreclr`` use for GC pointers.
 GC_ADDRSPACE = 1
+
+
+def _fast_eq(cls: type[_T]) -> type[_T]:
+    """Give a frozen dataclass (made with ``eq=False``) an ``==`` that first asks whether both sides
+    are the same object.
+
+    Types are shared (the parser makes each pointer and function type once), so most
+    comparisons are between identical objects or between different classes; the ``__eq__``
+    dataclasses write compares field tuples even then, and answers ``NotImplemented`` to another
+    class, which makes Python try the reverse comparison too.  The hash is the dataclass's own:
+    the hash of the tuple of compared fields.
+    """
+    names = tuple(f.name for f in fields(cls) if f.compare)  # type: ignore[arg-type]
+    if not names:
+
+        def __eq__(self, other):
+            return self is other or other.__class__ is self.__class__
+
+        def __hash__(self):
+            return hash(())
+
+    elif len(names) == 1:
+        get = attrgetter(names[0])
+
+        def __eq__(self, other):
+            return self is other or (other.__class__ is self.__class__ and get(self) == get(other))
+
+        def __hash__(self):
+            return hash((get(self),))
+
+    else:
+        get_all = attrgetter(*names)  # a tuple of the fields
+
+        def __eq__(self, other):
+            return self is other or (other.__class__ is self.__class__ and get_all(self) == get_all(other))
+
+        def __hash__(self):
+            return hash(get_all(self))
+
+    cls.__eq__ = __eq__  # type: ignore[method-assign]
+    cls.__hash__ = __hash__  # type: ignore[method-assign]
+    return cls
 
 
 class Type:
@@ -39,7 +85,8 @@ class Type:
         return not isinstance(self, (VoidType, FunctionType, LabelType))
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class VoidType(Type):
     """``void``."""
 
@@ -47,7 +94,8 @@ class VoidType(Type):
         return "void"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class IntType(Type):
     """``iN``."""
 
@@ -57,7 +105,8 @@ class IntType(Type):
         return f"i{self.bits}"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class FloatType(Type):
     """``half``, ``bfloat``, ``float``, ``double``, ``x86_fp80`` or ``fp128``."""
 
@@ -67,7 +116,8 @@ class FloatType(Type):
         return self.kind
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class TokenType(Type):
     """``token``: the result of ``gc.statepoint`` (and landing pads' tokens)."""
 
@@ -75,7 +125,8 @@ class TokenType(Type):
         return "token"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class LabelType(Type):
     """``label``: the type of a basic block."""
 
@@ -83,7 +134,8 @@ class LabelType(Type):
         return "label"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class MetadataType(Type):
     """``metadata``: operands such as ``metadata !0`` or ``metadata i8* null``."""
 
@@ -91,7 +143,8 @@ class MetadataType(Type):
         return "metadata"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class PointerType(Type):
     """A pointer; ``pointee`` is ``None`` for an opaque ``ptr``."""
 
@@ -112,7 +165,8 @@ class PointerType(Type):
         return f"{inner}*"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class FunctionType(Type):
     """``ret (params...)`` with an optional trailing ``...``."""
 
@@ -127,7 +181,8 @@ class FunctionType(Type):
         return f"{self.ret.render(opaque)} ({', '.join(parts)})"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class StructType(Type):
     """A literal struct ``{ a, b }`` (``<{ }>`` when packed)."""
 
@@ -141,7 +196,8 @@ class StructType(Type):
         return f"<{{ {body} }}>" if self.packed else f"{{ {body} }}"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class NamedStructType(Type):
     """A reference to a module's named type ``%T``; its body lives in the module."""
 
@@ -173,7 +229,8 @@ class StructBody:
         return StructType(self.elements, self.packed).render(opaque)
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class ArrayType(Type):
     """``[N x T]``."""
 
@@ -184,7 +241,8 @@ class ArrayType(Type):
         return f"[{self.count} x {self.element.render(opaque)}]"
 
 
-@dataclass(frozen=True, repr=False)
+@_fast_eq
+@dataclass(frozen=True, repr=False, eq=False)
 class VectorType(Type):
     """``<N x T>``."""
 

@@ -164,38 +164,56 @@ class OperandList(list):
         return (list, (list(self),))
 
 
-def operand_list(name: str, unpack: Unpack = itself, doc: str = "") -> property:
-    """A property whose value is an :class:`OperandList` kept in ``__dict__[name]``."""
+class WriteHook:
+    """An attribute kept in the instance's ``__dict__`` under its own name, whose writes go through
+    :meth:`__set__` (subclasses count uses there).
 
-    def get(self) -> OperandList:
-        return self.__dict__[name]
+    It has no ``__get__``: Python then reads the attribute straight from the instance dictionary,
+    as fast as a plain attribute (a ``property`` getter costs a Python call on every read, and
+    operands are read everywhere).  The instance must set the attribute in its ``__init__``.
+    """
 
-    def set(self, items: Iterable[Any]) -> None:
-        old = self.__dict__.get(name)
-        new = OperandList(self, unpack, items)
-        self.__dict__[name] = new
+    def __init__(self, name: str, doc: str = "") -> None:
+        self.name = name
+        self.__doc__ = doc
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
+class _OperandListAttribute(WriteHook):
+    def __init__(self, name: str, unpack: Unpack, doc: str) -> None:
+        super().__init__(name, doc)
+        self.unpack = unpack
+
+    def __set__(self, obj: Any, items: Iterable[Any]) -> None:
+        d = obj.__dict__
+        old = d.get(self.name)
+        new = OperandList(obj, self.unpack, items)
+        d[self.name] = new
         if old is not None:
             new._count(old, -1)
         new._count(new, +1)
 
-    return property(get, set, doc=doc)
 
-
-def operand_slot(name: str, doc: str = "") -> property:
-    """A property holding one operand in ``__dict__[name]``, counted in the owner's uses."""
-
-    def get(self) -> Any:
-        return self.__dict__[name]
-
-    def set(self, value: Any) -> None:
-        d = self.__dict__
-        old = d.get(name)
-        d[name] = value
+class _OperandSlotAttribute(WriteHook):
+    def __set__(self, obj: Any, value: Any) -> None:
+        d = obj.__dict__
+        old = d.get(self.name)
+        d[self.name] = value
         if d.get("parent") is not None:
-            drop_use(old, self)
-            add_use(value, self)
+            drop_use(old, obj)
+            add_use(value, obj)
 
-    return property(get, set, doc=doc)
+
+def operand_list(name: str, unpack: Unpack = itself, doc: str = "") -> Any:
+    """An attribute whose value is an :class:`OperandList` kept in ``__dict__[name]``."""
+    return _OperandListAttribute(name, unpack, doc)
+
+
+def operand_slot(name: str, doc: str = "") -> Any:
+    """An attribute holding one operand in ``__dict__[name]``, counted in the owner's uses."""
+    return _OperandSlotAttribute(name, doc)
 
 
 class InstructionList(list):
