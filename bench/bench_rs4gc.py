@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=lambda s: tuple(int(x) for x in s.split(",")), default=SIZES,
                     help="comma-separated instruction counts (default 2000,4000,8000,16000,32000)")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per measurement, the best is kept")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement, the best is kept")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
 
