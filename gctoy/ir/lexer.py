@@ -16,23 +16,27 @@ from ..errors import IRParseError
 # they spare the matcher retrying every shorter name before it tries the next alternative.
 _NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*+|[0-9]++|"[^"\n]*+")'
 _ADDRSPACE = r"addrspace[ \t]*\([ \t]*[0-9]+[ \t]*\)"
+_POINTER_SUFFIX = r"(?:[ \t]+" + _ADDRSPACE + r")?[ \t]*\*+"
 #: A pointer type written on one line, read as one token (``i8 addrspace(1)*``, ``%T**``,
 #: ``ptr addrspace(1)``): most types of a typed-pointer module are such pointers, and the
 #: type parser reads each spelling once (see ``TypeParser.spelled_pointer``).  ``ptr`` followed
 #: by ``*`` and pointers to ``void``/``label``/``token``/``metadata`` stay separate tokens, so
 #: their errors point where they always did.
-POINTER_TYPE = (
-    r"(?:i[0-9]++|%" + _NAME + r"|half|bfloat|float|double|x86_fp80|fp128)"
-    r"(?:[ \t]+" + _ADDRSPACE + r")?[ \t]*\*+"
-    r"|ptr[ \t]+" + _ADDRSPACE + r"(?!\s*\*)"
-)
+POINTER_TYPES = [
+    r"i[0-9]++" + _POINTER_SUFFIX,
+    "%" + _NAME + _POINTER_SUFFIX,
+    *(word + _POINTER_SUFFIX for word in ("half", "bfloat", "float", "double", "x86_fp80", "fp128")),
+    r"ptr[ \t]+" + _ADDRSPACE + r"(?!\s*\*)",
+]
 # Order matters: the first alternative that matches wins.  No token holds a newline.  Punctuation,
 # a third of all tokens, comes first: no other kind begins with these characters ('!' does, so it
-# stays with the rest of the punctuation at the end).
+# stays with the rest of the punctuation at the end).  Every alternative begins with a character
+# or a set of characters (a kind that may begin in several ways has one alternative per way), so
+# the matcher rejects it at the first character instead of entering it.
 _SPEC = [
     ("PUNCT", r"[()\[\]{}<>,=*:|]"),
     ("COMMENT", r";[^\n]*"),
-    ("PTRTYPE", POINTER_TYPE),
+    *(("PTRTYPE", pat) for pat in POINTER_TYPES),
     ("LABELSTR", r'"[^"\n]*"(?=:)'),
     ("LOCAL", "%" + _NAME),
     ("GLOBAL", "@" + _NAME),
@@ -42,9 +46,11 @@ _SPEC = [
     ("CSTRING", r'c"[^"\n]*"'),
     ("STRING", r'"[^"\n]*"'),
     ("HEXFLOAT", r"0x[KLMHR]?[0-9A-Fa-f]+"),
-    ("FLOAT", r"[-+]?[0-9]++\.[0-9]*(?:[eE][-+]?[0-9]+)?"),
+    ("FLOAT", r"[0-9]++\.[0-9]*(?:[eE][-+]?[0-9]+)?"),
+    ("FLOAT", r"[-+][0-9]++\.[0-9]*(?:[eE][-+]?[0-9]+)?"),
     ("LABEL", r"[-a-zA-Z$._0-9]++:"),
-    ("INT", r"-?[0-9]+"),
+    ("INT", r"[0-9]+"),
+    ("INT", r"-[0-9]+"),
     ("INTTYPE", r"i[0-9]+\b"),
     ("WORD", r"[a-zA-Z_][a-zA-Z_0-9.]*"),
     ("ELLIPSIS", r"\.\.\."),

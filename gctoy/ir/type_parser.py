@@ -33,6 +33,8 @@ _FLOAT_KINDS = frozenset(FLOAT_BITS)
 #: the types no pointer may point to
 _NOT_POINTEES = (type(VOID), type(LABEL), type(TOKEN), type(METADATA))
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
+_QUICK_NESTED = 8
+_QUICK_DEPTH_LIMIT = MAX_NESTING - _QUICK_NESTED
 #: tokens that can continue a type (pointer stars, address spaces, parameter lists)
 _TYPE_SUFFIXES = frozenset({"*", "addrspace", "("})
 
@@ -59,6 +61,9 @@ class TypeParser(LimitChecks):
         self.type_aliases: dict[str, Type] = {}
         # each PTRTYPE spelling read so far: its type, and how deep the type nests below its top
         self.pointer_types: dict[str, tuple[Type, int]] = {}
+        #: the types ``type_`` returns at once, by token text: i1..i128, and the pointer types above
+        #: that nest at most _QUICK_NESTED deep (taken only below _QUICK_DEPTH_LIMIT, where they fit)
+        self.quick_types: dict[str, Type] = dict(_INT_TYPES)
         self.opaque = opaque or self._pointer_style()
 
     def _pointer_style(self) -> bool:
@@ -78,6 +83,14 @@ class TypeParser(LimitChecks):
     # -- types -----------------------------------------------------------------
     def type_(self) -> Type:
         """A type, with its pointer and function-type suffixes (``i8 addrspace(1)*``, ``void (i32)*``)."""
+        toks, i = self.toks, self.i
+        quick = self.quick_types.get(toks[i][1])
+        if quick is not None and self.depth <= _QUICK_DEPTH_LIMIT and toks[i + 1][1] not in _TYPE_SUFFIXES:
+            # the usual case, a common integer type or a pointer type met before, with nothing after it
+            self.i = i + 1
+            if i + 9 >= len(toks):
+                self.lexer.fill(toks, self.comments)
+            return quick
         tok = self.next()
         kind, text = tok[0], tok[1]
         ty: Type
@@ -179,6 +192,8 @@ class TypeParser(LimitChecks):
             self.toks, self.i = saved
         nested = type_depth(ty) - 1 if isinstance(ty, PointerType) and ty.pointee is not None else 0
         self.pointer_types[tok[1]] = (ty, nested)
+        if nested <= _QUICK_NESTED:
+            self.quick_types[tok[1]] = ty
         return ty
 
     def pointer_to(self, ty: Type, space: int, offset: int) -> PointerType:
