@@ -80,12 +80,7 @@ class CallParser(ValueParser):
             if callee_tok[0] == "GLOBAL"
             else self.local_ref(callee_tok, callee_ptr_ty)
         )
-        if (
-            isinstance(callee.type, PointerType)
-            and callee.type.pointee is not None
-            and callee.type.pointee is not ftype
-            and callee.type.pointee != ftype
-        ):
+        if isinstance(callee.type, PointerType) and callee.type.pointee is not None and callee.type.pointee != ftype:
             raise self.err(f"'{callee_tok[1]}' has type '{callee.type}', not a pointer to '{ftype}'", callee_tok[2])
         self.i = end
         self.pins -= 1
@@ -132,7 +127,7 @@ class CallParser(ValueParser):
                 callee_tok[2],
             )
         for k, (a, p) in enumerate(zip(args, ftype.params)):
-            if a.type is not p and a.type != p:
+            if a.type != p:
                 raise self.err(f"argument {k} has type '{a.type}' but the callee expects '{p}'", callee_tok[2])
         return ftype, args, arg_attrs
 

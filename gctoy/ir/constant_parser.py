@@ -68,11 +68,7 @@ class ConstantParser(AttributeParser):
         name = self.global_name(tok)
         g = self.module.get_function(name) or self.module.get_global(name)
         if g is not None:
-            if (
-                g.type is not ty
-                and g.type != ty
-                and not (isinstance(ty, PointerType) and ty.is_opaque and ty.addrspace == g.type.addrspace)
-            ):
+            if g.type != ty and not (isinstance(ty, PointerType) and ty.is_opaque and ty.addrspace == g.type.addrspace):
                 raise self.err(f"'@{name}' defined with type '{g.type}' but expected '{ty}'", tok[2])
             return g
         if not isinstance(ty, PointerType):

@@ -57,8 +57,8 @@ _SPEC = [
     ("PUNCT", r"!"),
     ("BAD", r"\S"),
 ]
-# One alternative per kind, each followed by an empty group: ``lastindex`` names the kind, while
-# every alternative still begins with its own characters, which lets the matcher reject it at the
+# Each alternative is followed by an empty group: ``lastindex`` names the kind, while every
+# alternative still begins with its own characters, which lets the matcher reject it at the
 # first character.  The blanks between tokens match nothing and are skipped by the search.
 _MASTER = re.compile("|".join(f"(?:{pat})()" for _, pat in _SPEC))
 #: ``lastindex`` -> kind (every match closes one of the empty groups, so lastindex is never None)

@@ -22,16 +22,20 @@ from .types import (
     FloatType,
     FunctionType,
     IntType,
+    LabelType,
+    MetadataType,
     NamedStructType,
     PointerType,
     StructType,
+    TokenType,
     Type,
     VectorType,
+    VoidType,
 )
 
 _FLOAT_KINDS = frozenset(FLOAT_BITS)
 #: the types no pointer may point to
-_NOT_POINTEES = (type(VOID), type(LABEL), type(TOKEN), type(METADATA))
+_NOT_POINTEES = (VoidType, LabelType, TokenType, MetadataType)
 _INT_TYPES = {f"i{n}": IntType(n) for n in (1, 8, 16, 32, 64, 128)}
 _QUICK_NESTED = 8
 _QUICK_DEPTH_LIMIT = MAX_NESTING - _QUICK_NESTED

@@ -87,7 +87,7 @@ class ValueParser(ConstantParser):
         name = self.local_name(tok)
         v = self.locals.get(name)
         if v is not None:
-            if v.type is not ty and v.type != ty:
+            if v.type != ty:
                 raise self.err(f"'%{name}' defined with type '{v.type}' but expected '{ty}'", tok[2])
             return v
         if isinstance(ty, LabelType):
